@@ -1,0 +1,102 @@
+// fairdeck deal: shuffle, then deal hold'em or H hands of C cards in dealing order.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "fairdeck/cards/deal.hpp"
+#include "options.hpp"
+
+namespace fairdeck::cli {
+namespace {
+
+struct deal_options {
+  deck_options deck;
+  engine_options engine;
+  algorithm_options algorithm;
+  std::string game;
+  unsigned players = 0;
+  unsigned hands = 0;
+  unsigned cards = 0;
+  bool unicode = false;
+  bool json = false;
+};
+
+nlohmann::json names(std::span<const card_t> cards, const deck_spec& spec, bool unicode) {
+  nlohmann::json out = nlohmann::json::array();
+  for (card_t c : cards) out.push_back(format_card(c, spec, {unicode}));
+  return out;
+}
+
+int run_deal(const deal_options& o) {
+  const deck_spec spec = o.deck.spec();
+  const shuffle_spec algo = o.algorithm.spec();
+  const bool holdem = o.game == "holdem";
+  if (!o.game.empty() && !holdem) throw usage_error(fmt::format("unknown game '{}' (supported: holdem)", o.game));
+  if (holdem && (o.hands || o.cards)) throw usage_error("deal holdem takes --players, not --hands/--cards");
+  if (!holdem && o.players) throw usage_error("--players applies to 'deal holdem'; use --hands H --cards C otherwise");
+  if (holdem && !o.players) throw usage_error("deal holdem needs --players P (2..22)");
+  if (!holdem && (!o.hands || !o.cards)) throw usage_error("deal needs 'holdem --players P' or --hands H --cards C");
+  if (holdem && (o.players < holdem_min_players || o.players > holdem_max_players))
+    throw usage_error(fmt::format("--players must be {}..{}, got {}", holdem_min_players, holdem_max_players, o.players));
+  const std::size_t need = holdem ? holdem_layout{o.players}.cards_used() : std::size_t{o.hands} * o.cards;
+  if (need > spec.size())
+    throw usage_error(fmt::format("this deal needs {} cards but the deck has {}", need, spec.size()));
+
+  const engine_spec eng = o.engine.resolve();
+  auto deck = make_deck(spec);
+  visit_engine(eng, 0, [&](auto& e) { apply_shuffle(algo, deck, e); });
+  if (!info(algo.kind).fair)
+    fmt::print(stderr, "fairdeck: warning: algorithm {} is biased; use it only to study bias\n", algo.name());
+  const format_options fo{o.unicode};
+
+  nlohmann::json j{{"decks", spec.decks}, {"jokers", spec.jokers}, {"algorithm", algo.name()},
+                   {"engine", engine_json(eng)}};
+  if (holdem) {
+    const auto d = deal_holdem(deck, o.players);
+    if (o.json) {
+      nlohmann::json seats = nlohmann::json::array();
+      for (const auto& h : d.hole) seats.push_back(names(h, spec, o.unicode));
+      j.update({{"game", "holdem"}, {"players", o.players}, {"seats", seats}, {"burns", names(d.burns, spec, o.unicode)},
+                {"flop", names(d.flop, spec, o.unicode)}, {"turn", format_card(d.turn, spec, fo)},
+                {"river", format_card(d.river, spec, fo)}});
+      print_json(j);
+      return 0;
+    }
+    for (unsigned s = 0; s < o.players; ++s) fmt::print("Seat {:>2}: {}\n", s + 1, format_cards(d.hole[s], spec, fo));
+    fmt::print("Flop:    {}   (burn {})\n", format_cards(d.flop, spec, fo), format_card(d.burns[0], spec, fo));
+    fmt::print("Turn:    {}   (burn {})\n", format_card(d.turn, spec, fo), format_card(d.burns[1], spec, fo));
+    fmt::print("River:   {}   (burn {})\n", format_card(d.river, spec, fo), format_card(d.burns[2], spec, fo));
+    return 0;
+  }
+  const auto hands = deal_hands(deck, o.hands, o.cards);
+  if (o.json) {
+    nlohmann::json hs = nlohmann::json::array();
+    for (const auto& h : hands) hs.push_back(names(h, spec, o.unicode));
+    j.update({{"hands", hs}, {"cards_per_hand", o.cards}});
+    print_json(j);
+    return 0;
+  }
+  for (std::size_t h = 0; h < hands.size(); ++h) fmt::print("Hand {:>2}: {}\n", h + 1, format_cards(hands[h], spec, fo));
+  return 0;
+}
+
+void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<deal_options>();
+  auto* cmd = app.add_subcommand("deal", "Shuffle and deal: 'deal holdem --players P' or 'deal --hands H --cards C'");
+  cmd->add_option("game", o->game, "Game to deal: holdem (omit for --hands/--cards)");
+  cmd->add_option("--players", o->players, "Hold'em players (2..22)");
+  cmd->add_option("--hands", o->hands, "Number of hands");
+  cmd->add_option("--cards", o->cards, "Cards per hand");
+  add_deck_options(*cmd, o->deck);
+  add_algorithm_option(*cmd, o->algorithm);
+  add_engine_options(*cmd, o->engine);
+  cmd->add_flag("--unicode", o->unicode, "Print suits as \u2663\u2666\u2665\u2660");
+  cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli.md)");
+  cmd->callback([o, &exit_code] { exit_code = run_deal(*o); });
+}
+
+}  // namespace
+}  // namespace fairdeck::cli
+
+FAIRDECK_REGISTER_COMMAND(20, fairdeck::cli::setup)

@@ -1,0 +1,37 @@
+// Subcommand registry: each cmd_*.cpp registers its setup function at static-init time.
+#pragma once
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace fairdeck::cli {
+
+// setup(app, exit_code) adds a subcommand to `app`; its callback stores the exit code.
+using setup_fn = void (*)(CLI::App& app, int& exit_code);
+
+struct command_entry {
+  int order;  // position in --help
+  setup_fn setup;
+};
+
+bool register_command(int order, setup_fn setup);
+std::vector<command_entry>& commands();
+
+// Usage problems found after parsing (bad combinations, out-of-range values): exit 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace fairdeck::cli
+
+#define FAIRDECK_CONCAT_INNER(a, b) a##b
+#define FAIRDECK_CONCAT(a, b) FAIRDECK_CONCAT_INNER(a, b)
+#define FAIRDECK_REGISTER_COMMAND(order, fn)                                 \
+  namespace {                                                                \
+  [[maybe_unused]] const bool FAIRDECK_CONCAT(fairdeck_registered_, __LINE__) = \
+      ::fairdeck::cli::register_command(order, fn);                          \
+  }

@@ -1,0 +1,89 @@
+#include "options.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+
+namespace fairdeck::cli {
+
+deck_spec deck_options::spec() const {
+  const deck_spec s{decks, jokers};
+  try {
+    validate(s);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  return s;
+}
+
+void add_deck_options(CLI::App& cmd, deck_options& o) {
+  cmd.add_option("--decks", o.decks, fmt::format("Standard 52-card decks in the shoe (1..{})", max_decks))
+      ->capture_default_str();
+  cmd.add_option("--jokers", o.jokers, fmt::format("Jokers after the decks (0..{})", max_jokers))->capture_default_str();
+}
+
+void add_engine_options(CLI::App& cmd, engine_options& o, bool with_key) {
+  std::string names;
+  for (const auto& e : engine_catalog()) names += fmt::format("{}{}", names.empty() ? "" : ", ", e.name);
+  o.engine_opt = cmd.add_option("--engine", o.engine,
+                                fmt::format("Random engine: {} (default secure; chacha20 when --seed/--key given)", names));
+  o.seed_opt = cmd.add_option("--seed", o.seed, "64-bit seed: reproducible and therefore NOT secure");
+  if (with_key) {
+    o.key_opt = cmd.add_option("--key", o.key, "ChaCha20 key, 64 hex digits (engine chacha20)");
+    o.key_opt->excludes(o.seed_opt);
+  }
+}
+
+engine_spec engine_options::resolve() const {
+  std::optional<std::string_view> name, key_hex;
+  std::optional<std::uint64_t> s;
+  if (engine_opt && engine_opt->count()) name = engine;
+  if (seed_opt && seed_opt->count()) s = seed;
+  if (key_opt && key_opt->count()) key_hex = key;
+  engine_spec spec;
+  try {
+    spec = make_engine_spec(name, s, key_hex);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  const auto& inf = info(spec.id);
+  if (s)
+    std::fprintf(stderr, "fairdeck: note: --seed %llu makes this run reproducible and therefore not secure (engine %.*s)\n",
+                 static_cast<unsigned long long>(*s), static_cast<int>(inf.name.size()), inf.name.data());
+  else if (key_hex)
+    std::fprintf(stderr, "fairdeck: note: --key makes this run reproducible; it is secure only while the key stays secret\n");
+  else if (spec.reproducible())
+    std::fprintf(stderr, "fairdeck: note: engine %.*s seeded from OS entropy with --seed %llu (not secure)\n",
+                 static_cast<int>(inf.name.size()), inf.name.data(), static_cast<unsigned long long>(spec.seed));
+  return spec;
+}
+
+shuffle_spec algorithm_options::spec() const {
+  try {
+    return parse_shuffle_spec(algorithm);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+}
+
+void add_algorithm_option(CLI::App& cmd, algorithm_options& o) {
+  std::string names;
+  for (const auto& a : shuffle_catalog())
+    names += fmt::format("{}{}{}", names.empty() ? "" : ", ", a.name, a.takes_param ? "[:K]" : "");
+  cmd.add_option("--algorithm", o.algorithm, fmt::format("Shuffle algorithm: {}", names))->capture_default_str();
+}
+
+nlohmann::json engine_json(const engine_spec& spec) {
+  const auto& inf = info(spec.id);
+  nlohmann::json j{{"name", inf.name}, {"secure", spec.secure()},
+                   {"reproducible", spec.reproducible()}};
+  if (spec.reproducible() && !spec.key) j["seed"] = spec.seed;
+  return j;
+}
+
+void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }
+
+}  // namespace fairdeck::cli

@@ -1,0 +1,55 @@
+#include "progress.hpp"
+
+#include <csignal>
+#include <cstdio>
+
+#include <unistd.h>
+
+namespace fairdeck::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
+}
+
+}  // namespace
+
+void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
+const std::atomic<bool>& interrupted() { return g_interrupted; }
+
+progress_bar::progress_bar(std::string label)
+    : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+
+progress_bar::~progress_bar() {
+  if (drawn_) std::fprintf(stderr, "\r\033[K");
+}
+
+void progress_bar::update(std::uint64_t done, std::uint64_t total) {
+  if (!enabled_ || total == 0) return;
+  std::lock_guard lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (drawn_ && now - last_ < std::chrono::milliseconds(100) && done < total) return;
+  last_ = now;
+  drawn_ = true;
+  const double frac = static_cast<double>(done) / static_cast<double>(total);
+  constexpr int width = 30;
+  const int filled = static_cast<int>(frac * width);
+  const double secs = std::chrono::duration<double>(now - start_).count();
+  const double eta = frac > 0 ? secs * (1 - frac) / frac : 0;
+  std::fprintf(stderr, "\r%s [%.*s%*s] %5.1f%%  %.0fs left  ", label_.c_str(), filled,
+               "##############################", width - filled, "", 100 * frac, eta);
+  std::fflush(stderr);
+}
+
+run_control progress_bar::control() {
+  install_interrupt_handler();
+  run_control rc;
+  rc.on_progress = [this](std::uint64_t d, std::uint64_t t) { update(d, t); };
+  rc.stop = &g_interrupted;
+  return rc;
+}
+
+}  // namespace fairdeck::cli

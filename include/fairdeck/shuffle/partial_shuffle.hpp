@@ -1,0 +1,35 @@
+// Partial shuffle: shuffle only the k cards you deal (seed text 003; Rust rand's
+// SliceRandom::partial_shuffle).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <ranges>
+#include <stdexcept>
+
+#include "fairdeck/random/bounded.hpp"
+
+namespace fairdeck {
+
+// Forward Fisher–Yates stopped after k steps: for i = 0..k-1 swap r[i] with
+// r[i + uniform_below(n - i)]. Afterwards r[0..k) is a uniformly random k-permutation of
+// the whole range, whatever order the range was in before, so a Monte Carlo loop may
+// call it again on the same, already partly shuffled, deck (exact: tests enumerate it).
+// Time O(k); min(k, n-1) bounded draws. Returns the dealt prefix r[0..k).
+// k > n throws std::out_of_range (never a silent clamp).
+template <std::ranges::random_access_range R, random_engine E>
+  requires std::permutable<std::ranges::iterator_t<R>>
+auto partial_shuffle(R&& r, std::uint64_t k, E& engine) {
+  auto first = std::ranges::begin(r);
+  const auto n = static_cast<std::uint64_t>(std::ranges::distance(r));
+  if (k > n) throw std::out_of_range("partial_shuffle: k exceeds the range size");
+  const std::uint64_t steps = k < n ? k : n - (n > 0);  // the last position needs no draw
+  for (std::uint64_t i = 0; i < steps; ++i) {
+    const auto j = i + draw_below(engine, n - i);
+    std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i), first + static_cast<std::ptrdiff_t>(j));
+  }
+  return std::ranges::subrange(first, first + static_cast<std::ptrdiff_t>(k));
+}
+
+}  // namespace fairdeck
