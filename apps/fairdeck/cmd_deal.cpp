@@ -46,7 +46,7 @@ int run_deal(const deal_options& o) {
   const engine_spec eng = o.engine.resolve();
   auto deck = make_deck(spec);
   visit_engine(eng, 0, [&](auto& e) { apply_shuffle(algo, deck, e); });
-  if (!info(algo.kind).fair)
+  if (!algo.fair())
     fmt::print(stderr, "fairdeck: warning: algorithm {} is biased; use it only to study bias\n", algo.name());
   const format_options fo{o.unicode};
 

@@ -24,14 +24,14 @@ int run_shuffle(const shuffle_options& o) {
   const engine_spec eng = o.engine.resolve();
   auto deck = make_deck(spec);
   visit_engine(eng, 0, [&](auto& e) { apply_shuffle(algo, deck, e); });
-  if (!info(algo.kind).fair)
+  if (!algo.fair())
     fmt::print(stderr, "fairdeck: warning: algorithm {} is biased; use it only to study bias\n", algo.name());
 
   if (o.json) {
     nlohmann::json cards = nlohmann::json::array();
     for (card_t c : deck) cards.push_back(format_card(c, spec, {o.unicode}));
     print_json({{"decks", spec.decks}, {"jokers", spec.jokers}, {"n", deck.size()}, {"algorithm", algo.name()},
-                {"fair", info(algo.kind).fair}, {"engine", engine_json(eng)}, {"cards", cards}, {"indices", deck}});
+                {"fair", algo.fair()}, {"engine", engine_json(eng)}, {"cards", cards}, {"indices", deck}});
   } else if (o.indices) {
     fmt::print("{}\n", fmt::join(deck, " "));
   } else {

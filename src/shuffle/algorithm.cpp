@@ -10,15 +10,15 @@ namespace fairdeck {
 namespace {
 
 constexpr std::array catalog = {
-    shuffle_algorithm_info{shuffle_kind::fisher_yates, "fisher-yates", true, false,
+    shuffle_algorithm_info{shuffle_kind::fisher_yates, "fisher-yates", true, false, 0,
                            "Durstenfeld/Knuth: exactly uniform, O(n), n-1 bounded draws"},
-    shuffle_algorithm_info{shuffle_kind::partial, "partial", true, true,
+    shuffle_algorithm_info{shuffle_kind::partial, "partial", true, true, 0,
                            "forward Fisher-Yates over the first K positions: uniform K-card deal, O(K)"},
-    shuffle_algorithm_info{shuffle_kind::sort, "sort", true, false,
+    shuffle_algorithm_info{shuffle_kind::sort, "sort", true, false, 0,
                            "sort by random 64-bit keys, ties redrawn: exactly uniform, O(n log n)"},
-    shuffle_algorithm_info{shuffle_kind::naive, "naive", false, false,
+    shuffle_algorithm_info{shuffle_kind::naive, "naive", false, false, 0,
                            "swap each card with any card: BIASED (n^n paths onto n! orders)"},
-    shuffle_algorithm_info{shuffle_kind::asf1999, "asf1999", false, false,
+    shuffle_algorithm_info{shuffle_kind::asf1999, "asf1999", false, false, 0,
                            "1999 Planet Poker loop, random(51)+1: BROKEN (last card never last)"},
 };
 
@@ -35,6 +35,14 @@ const shuffle_algorithm_info& info(shuffle_kind kind) noexcept {
 std::string shuffle_spec::name() const {
   const auto& i = info(kind);
   return i.takes_param && param ? fmt::format("{}:{}", i.name, param) : std::string(i.name);
+}
+
+bool shuffle_spec::fair() const noexcept { return info(kind).fair; }
+
+std::vector<shuffle_spec> default_audit_algorithms() {
+  std::vector<shuffle_spec> out;
+  for (const auto& a : catalog) out.push_back({a.kind, a.default_param});
+  return out;
 }
 
 shuffle_spec parse_shuffle_spec(std::string_view text) {

@@ -22,6 +22,7 @@ struct shuffle_algorithm_info {
   std::string_view name;       // CLI spelling
   bool fair;                   // exactly uniform over all orders given an ideal engine
   bool takes_param;            // "name:K"
+  std::uint64_t default_param; // K used when the audit lists every algorithm (0: none/all)
   std::string_view guarantee;  // one line for --help and reports
 };
 
@@ -32,8 +33,13 @@ struct shuffle_spec {
   shuffle_kind kind = shuffle_kind::fisher_yates;
   std::uint64_t param = 0;  // partial: cards shuffled (0 = all)
   [[nodiscard]] std::string name() const;  // round-trips through parse_shuffle_spec
+  [[nodiscard]] bool fair() const noexcept;  // exactly uniform given an ideal engine
   friend bool operator==(const shuffle_spec&, const shuffle_spec&) = default;
 };
+
+// Every catalogued algorithm once, parameterised ones at their default_param: what
+// `fairdeck audit` checks when no --algorithm is given.
+[[nodiscard]] std::vector<shuffle_spec> default_audit_algorithms();
 
 // "fisher-yates" (alias "fy", "knuth"), "partial" / "partial:K", "sort", "naive", "asf1999".
 // Throws std::invalid_argument naming the problem.
