@@ -12,21 +12,14 @@
 
 #include "cli_runner.hpp"
 #include "fairdeck/cards/deal.hpp"
+#include "fair_test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 
 using namespace fairdeck;
+using fairdeck::testing::temp_dir;
 using fairdeck::testing::run_cli;
 
 namespace {
-
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_fair_cli_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() { std::filesystem::remove_all(path); }
-};
 
 std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -257,6 +250,7 @@ TEST(FairCli, BadInputIsAOneLineUsageError) {
       {deal + " --client-seed a --nonce -1", "digits only"},
       {deal + " --client-seed a --nonce 01", "leading zeros"},
       {deal + " --client-seed '' --nonce 1", "client seed is empty"},
+      {deal + " --client-seed \"$(printf 'a\\tb')\" --nonce 1", "client seed contains a control character (byte 2 is 0x09)"},
       {deal + " --client-seed a --nonce 1 --players 3", "--players needs --game holdem"},
       {deal + " --client-seed a --nonce 1 --game holdem", "needs --players"},
       {deal + " --client-seed a --nonce 1 --game holdem --players 23", "--players must be 2..22"},

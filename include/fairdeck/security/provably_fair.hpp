@@ -63,8 +63,8 @@ class server_seed {
 // Canonical decimal 0..2^64-1: digits only, no sign, no spaces, no leading zeros
 // (the nonce is hashed as text, so "007" and "7" would silently be different deals).
 [[nodiscard]] std::uint64_t parse_nonce(std::string_view text);
-// Non-empty, valid UTF-8 and at most max_client_seed_bytes; hashed byte for byte (no
-// Unicode normalisation).
+// Non-empty, valid UTF-8, no control characters (U+0000-U+001F, U+007F) and at most
+// max_client_seed_bytes; hashed byte for byte (no Unicode normalisation).
 inline constexpr std::size_t max_client_seed_bytes = 1024;
 void validate_client_seed(std::string_view client_seed);
 // A deck as text ("Ah Kd ..." separated by spaces or commas) -> one face per position.
