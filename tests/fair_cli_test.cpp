@@ -258,6 +258,7 @@ TEST(FairCli, BadInputIsAOneLineUsageError) {
       {deal + " --client-seed a --nonce 1 --decks 0", "--decks must be at least 1"},
       {deal + " --nonce 1", "--client-seed is required"},
       {"fair", "fair"},
+      {"fair commit --out -", "--out - would print the secret seed"},
       {verify_args("abc", commitment1, "a", "1", deck1), "server seed must be 64 hex digits"},
       {verify_args(seed1_hex, std::string(commitment1).substr(1) + "g", "a", "1", deck1),
        "--commitment has a non-hex character 'g' at position 64"},
