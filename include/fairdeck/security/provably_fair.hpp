@@ -70,6 +70,7 @@ void validate_client_seed(std::string_view client_seed);
 // A deck as text ("Ah Kd ..." separated by spaces or commas) -> one face per position.
 // Faces, not copies: in a multi-deck shoe "Ah" means any copy of the ace of hearts, and
 // duplicates are allowed so a tampered deck is reported as a mismatch, not a parse error.
+// An unknown token throws card_parse_error naming it.
 [[nodiscard]] std::vector<card_t> parse_faces(std::string_view text, const deck_spec& spec);
 // The face a card shows: copies of one face compare equal; jokers stay distinct.
 [[nodiscard]] constexpr card_t face_of(card_t c, const deck_spec& spec) noexcept {
