@@ -148,7 +148,8 @@ void save_seed_file(const std::filesystem::path& path, const server_seed& seed) 
     fail_io(action, path, err);
   };
   if (::fchmod(fd, S_IRUSR | S_IWUSR) != 0) abandon("set mode 0600 on", errno);  // whatever the umask
-  std::string text = seed.hex() + "\n";
+  std::string text = seed.hex();
+  text += '\n';  // fits the capacity hex() reserved: no reallocation leaves an unwiped copy
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);

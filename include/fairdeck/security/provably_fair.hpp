@@ -93,7 +93,7 @@ class word_stream {
 
  private:
   void next_block();
-  std::array<std::uint8_t, seed_bytes> key_;
+  std::array<std::uint8_t, seed_bytes> key_{};
   std::string prefix_;  // "<client_seed>:<nonce>:"
   std::uint64_t block_index_ = 0;
   digest block_{};
