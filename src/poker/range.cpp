@@ -78,8 +78,20 @@ void add_class(const hand_class& c, std::string_view item, std::vector<hole_card
   }
 }
 
+void add_random(std::vector<hole_cards>& out) {
+  for (card_t a = 0; a < cards_per_deck; ++a)
+    for (card_t b = a + 1; b < cards_per_deck; ++b) out.push_back({a, b});
+}
+
+bool is_random(std::string_view item) {
+  std::string lower;
+  for (char ch : item) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+  return lower == "random" || lower == "*";
+}
+
 void parse_item(std::string_view item, std::vector<hole_cards>& out) {
   if (item.empty()) fail(item, "empty item (two commas in a row?)");
+  if (is_random(item)) return add_random(out);
   if (const auto h = parse_hole_cards(item)) {
     out.push_back(*h);
     return;
@@ -155,13 +167,6 @@ std::optional<hole_cards> parse_hole_cards(std::string_view text) {
 std::vector<hole_cards> parse_range(std::string_view text) {
   const std::string_view all = trim(text);
   std::vector<hole_cards> out;
-  std::string lower;
-  for (char ch : all) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
-  if (lower == "random" || lower == "*") {
-    for (card_t a = 0; a < cards_per_deck; ++a)
-      for (card_t b = a + 1; b < cards_per_deck; ++b) out.push_back({a, b});
-    return out;
-  }
   if (all.empty()) fail(text, "empty");
   std::size_t start = 0;
   while (start <= all.size()) {
