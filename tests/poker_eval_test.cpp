@@ -12,18 +12,10 @@
 #include "fairdeck/poker/reference_eval.hpp"
 #include "fairdeck/random/xoshiro256pp.hpp"
 #include "fairdeck/shuffle/partial_shuffle.hpp"
+#include "poker_test_config.hpp"
 
 namespace fairdeck::poker {
 namespace {
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FAIRDECK_POKER_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(FAIRDECK_POKER_SANITIZED)
-#define FAIRDECK_POKER_SANITIZED 1
-#endif
 
 using counts = std::array<std::uint64_t, category_count>;
 
@@ -86,7 +78,7 @@ TEST(PokerEval, AllSevenCardHandCategoryCounts) {
   const auto deck = full_deck();
   counts by_cat{};
   std::uint64_t total = 0;
-#ifdef FAIRDECK_POKER_SANITIZED
+#if FAIRDECK_POKER_SANITIZED
   // Under ASan+UBSan the full 133,784,560 hands take minutes; hands whose lowest card is
   // the ace of clubs (C(51,6) = 18,009,460 of them) still visit every table path.
   const std::size_t first_end = 1;
@@ -98,7 +90,7 @@ TEST(PokerEval, AllSevenCardHandCategoryCounts) {
       ++by_cat[static_cast<unsigned>(category_of(s))];
       ++total;
     });
-#ifdef FAIRDECK_POKER_SANITIZED
+#if FAIRDECK_POKER_SANITIZED
   EXPECT_EQ(total, choose(51, 6));
   // Counts for 7-card hands containing a given card are 7/52 of the totals (symmetry).
   const counts all{23294460, 58627800, 31433400, 6461620, 6180020, 4047644, 3473184, 224848, 41584};

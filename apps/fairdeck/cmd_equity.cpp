@@ -96,7 +96,11 @@ int run_equity(const equity_options& o) {
     progress_bar bar(exact ? "enumerating" : "dealing");
     const run_control rc = bar.control();
     if (exact) {
-      r = fp::exact_equity(in, o.threads, rc);
+      try {
+        r = fp::exact_equity(in, o.threads, rc);
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+      }
     } else {
       eng = o.engine.resolve();
       r = fp::sample_equity(in, o.trials, *eng, o.threads, rc);

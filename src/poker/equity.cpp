@@ -149,9 +149,11 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
   std::vector<hole_cards> flat, cur(n);
   auto keep = [&](const std::vector<hole_cards>& a) {
     flat.insert(flat.end(), a.begin(), a.end());
-    return true;
+    return flat.size() / n <= max_exact_assignments;
   };
-  for_each_assignment(in.ranges, 0, known, cur, keep);
+  if (!for_each_assignment(in.ranges, 0, known, cur, keep))
+    throw std::invalid_argument(fmt::format("more than {} hole-card assignments: too many to enumerate exactly; use Monte Carlo",
+                                            max_exact_assignments));
   const std::uint64_t assignments = flat.size() / n;
   if (assignments == 0) throw std::invalid_argument("no deal is possible: the players' hands and ranges always share a card");
   const std::size_t rem_size = cards_per_deck - in.board.size() - in.dead.size() - 2 * n;

@@ -53,7 +53,9 @@ struct equity_result {
 [[nodiscard]] double exact_equity_work(const equity_input& prepared_input);
 
 // Every consistent assignment and every board completion. Throws std::invalid_argument
-// when no assignment is consistent.
+// when no assignment is consistent, or there are more than max_exact_assignments of them
+// (they are held in memory).
+inline constexpr std::uint64_t max_exact_assignments = 10'000'000;
 [[nodiscard]] equity_result exact_equity(const equity_input& prepared_input, unsigned threads = 0,
                                          const run_control& rc = {});
 
