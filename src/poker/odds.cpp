@@ -71,7 +71,7 @@ category_counts sample_category_counts(unsigned cards, std::uint64_t trials, con
   check_cards(cards);
   category_counts result;
   result.cards = cards;
-  const std::uint64_t chunks = (trials + odds_chunk_trials - 1) / odds_chunk_trials;
+  const std::uint64_t chunks = trials / odds_chunk_trials + (trials % odds_chunk_trials != 0);
   std::mutex mu;
   std::uint64_t done = 0;
   internal::parallel_items(chunks, internal::resolve_threads(threads), [&](std::uint64_t chunk, unsigned) {
