@@ -1,0 +1,193 @@
+// SIMD lane models of the LCG engines and the seed filter, compiled per instruction set
+// (target attributes + a run-time CPU check, so the library needs no -march flag).
+#include "fairdeck/security/internal/attack_kernel.hpp"
+
+namespace fairdeck::attack_detail {
+namespace {
+
+// Each lane model keeps one engine per lane in plain arrays; draw(l, b) advances lane l and
+// maps its output below the bound prepared by prepare(bound), exactly as the vendor did.
+
+// Delphi: RandSeed := RandSeed * $08088405 + 1; Random(n) = (RandSeed * n) shr 32.
+struct delphi_lanes {
+  std::uint32_t s[lanes];
+  explicit delphi_lanes(std::uint64_t first) {
+    for (unsigned l = 0; l < lanes; ++l) s[l] = static_cast<std::uint32_t>(first + l);
+  }
+  using bound_t = std::uint32_t;
+  static bound_t prepare(std::uint32_t bound) { return bound; }
+  std::uint32_t draw(unsigned l, bound_t n) {
+    s[l] = s[l] * 0x08088405u + 1u;
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(s[l]) * static_cast<std::uint64_t>(n)) >> 32);
+  }
+};
+
+// MSVC: holdrand = holdrand * 214013 + 2531011; rand() = bits 16..30; rand() % n. The
+// modulo runs in float: x < 2^15, so the truncated quotient is off by at most one, fixed.
+struct msvc_lanes {
+  std::uint32_t s[lanes];
+  explicit msvc_lanes(std::uint64_t first) {
+    for (unsigned l = 0; l < lanes; ++l) s[l] = static_cast<std::uint32_t>(first + l);
+  }
+  struct bound_t {
+    std::int32_t n;
+    float inv;
+  };
+  static bound_t prepare(std::uint32_t bound) {
+    const auto b = static_cast<std::int32_t>(bound > 0x8000u ? 0x8000u : bound);  // x % n == x for n >= 2^15
+    return {b, 1.0f / static_cast<float>(b)};
+  }
+  std::uint32_t draw(unsigned l, bound_t b) {
+    s[l] = s[l] * 214013u + 2531011u;
+    const auto x = static_cast<std::int32_t>((s[l] >> 16) & 0x7fff);
+    const auto q = static_cast<std::int32_t>(static_cast<float>(x) * b.inv);
+    std::int32_t r = x - q * b.n;
+    r = r < 0 ? r + b.n : r;
+    r = r >= b.n ? r - b.n : r;
+    return static_cast<std::uint32_t>(r);
+  }
+};
+
+// minstd_rand: x = x * 48271 mod (2^31 - 1) (Mersenne-prime reduction); minstd() % n with
+// the quotient in double (x < 2^31: off by at most one, fixed).
+struct minstd_lanes {
+  std::uint64_t x[lanes];
+  explicit minstd_lanes(std::uint64_t first) {
+    for (unsigned l = 0; l < lanes; ++l) {
+      const std::uint64_t v = static_cast<std::uint32_t>(first + l) % 0x7fffffffu;
+      x[l] = v == 0 ? 1 : v;
+    }
+  }
+  struct bound_t {
+    std::int64_t n;
+    double inv;
+  };
+  static bound_t prepare(std::uint32_t bound) { return {bound, 1.0 / bound}; }
+  std::uint32_t draw(unsigned l, bound_t b) {
+    std::uint64_t p = x[l] * 48271u;
+    p = (p & 0x7fffffffu) + (p >> 31);
+    p = p >= 0x7fffffffu ? p - 0x7fffffffu : p;
+    x[l] = p;
+    const auto q = static_cast<std::int64_t>(static_cast<double>(p) * b.inv);
+    std::int64_t r = static_cast<std::int64_t>(p) - q * b.n;
+    r = r < 0 ? r + b.n : r;
+    r = r >= b.n ? r - b.n : r;
+    return static_cast<std::uint32_t>(r);
+  }
+};
+
+// Out of line so `flatten` keeps allocation code out of the hot loop.
+[[gnu::noinline]] void push_hits(std::vector<std::uint64_t>& out, std::uint64_t first, std::uint64_t mask) {
+  while (mask) {
+    out.push_back(first + static_cast<unsigned>(__builtin_ctzll(mask)));
+    mask &= mask - 1;
+  }
+}
+
+template <class Lanes>
+inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
+  for (std::uint64_t done = 0; done < count; done += lanes) {
+    Lanes eng(first + done);
+    std::uint32_t a[lanes], b[lanes];
+    for (unsigned l = 0; l < lanes; ++l) {
+      a[l] = plan.start[0];
+      b[l] = plan.start[1];
+    }
+    for (std::size_t k = 0; k < plan.step_count; ++k) {
+      const std::uint32_t i = plan.steps[k].i;
+      const auto bound = Lanes::prepare(plan.steps[k].bound);
+      for (unsigned l = 0; l < lanes; ++l) {
+        // swap(i, j) moves a card at i to j and at j to i: xor with i ^ j (0 when i == j).
+        const std::uint32_t j = eng.draw(l, bound), d = i ^ j, pa = a[l], pb = b[l];
+        a[l] = pa ^ ((pa == i ? d : 0u) ^ (pa == j ? d : 0u));
+        b[l] = pb ^ ((pb == i ? d : 0u) ^ (pb == j ? d : 0u));
+      }
+    }
+    std::uint64_t mask = 0;
+    for (unsigned l = 0; l < lanes; ++l)
+      mask |= static_cast<std::uint64_t>(a[l] == plan.target[0] && b[l] == plan.target[1]) << l;
+    const std::uint64_t left = count - done;
+    if (left < lanes) mask &= (std::uint64_t{1} << left) - 1;  // lanes past the range
+    if (mask) push_hits(out, first + done, mask);
+  }
+}
+
+#define FAIRDECK_SCANNERS(NAME, LANES)                                                                 \
+  [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq"), gnu::flatten]] void NAME##_avx512(              \
+      std::uint64_t f, std::uint64_t c, const scan_plan& p, std::vector<std::uint64_t>& o) {           \
+    scan<LANES>(f, c, p, o);                                                                           \
+  }                                                                                                    \
+  [[gnu::target("avx2,fma"), gnu::flatten]] void NAME##_avx2(std::uint64_t f, std::uint64_t c,         \
+                                                             const scan_plan& p,                       \
+                                                             std::vector<std::uint64_t>& o) {          \
+    scan<LANES>(f, c, p, o);                                                                           \
+  }                                                                                                    \
+  [[gnu::flatten]] void NAME##_baseline(std::uint64_t f, std::uint64_t c, const scan_plan& p,          \
+                                        std::vector<std::uint64_t>& o) {                               \
+    scan<LANES>(f, c, p, o);                                                                           \
+  }
+
+FAIRDECK_SCANNERS(delphi, delphi_lanes)
+FAIRDECK_SCANNERS(msvc, msvc_lanes)
+FAIRDECK_SCANNERS(minstd, minstd_lanes)
+#undef FAIRDECK_SCANNERS
+
+enum class isa { avx512, avx2, baseline };
+
+isa detect() noexcept {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq"))
+    return isa::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return isa::avx2;
+  return isa::baseline;
+}
+
+isa best() noexcept {
+  static const isa found = detect();
+  return found;
+}
+
+seed_scanner pick(seed_scanner avx512, seed_scanner avx2, seed_scanner baseline) noexcept {
+  const isa i = best();
+  return i == isa::avx512 ? avx512 : i == isa::avx2 ? avx2 : baseline;
+}
+
+}  // namespace
+
+std::vector<swap_step> swap_steps(shuffle_kind kind, std::size_t n) {
+  std::vector<swap_step> steps;
+  const auto n32 = static_cast<std::uint32_t>(n);
+  switch (kind) {
+    case shuffle_kind::asf1999:
+      if (n32 >= 2)
+        for (std::uint32_t i = 0; i < n32; ++i) steps.push_back({i, n32 - 1});
+      break;
+    case shuffle_kind::naive:
+      for (std::uint32_t i = 0; i < n32; ++i) steps.push_back({i, n32});
+      break;
+    case shuffle_kind::fisher_yates:
+      for (std::uint32_t i = n32; i > 1; --i) steps.push_back({i - 1, i});
+      break;
+    case shuffle_kind::partial:
+    case shuffle_kind::sort:
+      break;
+  }
+  return steps;
+}
+
+seed_scanner lane_scanner(engine_id engine) {
+  switch (engine) {
+    case engine_id::delphi: return pick(&delphi_avx512, &delphi_avx2, &delphi_baseline);
+    case engine_id::msvc_rand: return pick(&msvc_avx512, &msvc_avx2, &msvc_baseline);
+    case engine_id::minstd: return pick(&minstd_avx512, &minstd_avx2, &minstd_baseline);
+    default: return nullptr;
+  }
+}
+
+const char* lane_isa() noexcept {
+  const isa i = best();
+  return i == isa::avx512 ? "avx512" : i == isa::avx2 ? "avx2" : "baseline";
+}
+
+}  // namespace fairdeck::attack_detail
