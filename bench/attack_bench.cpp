@@ -41,6 +41,24 @@ void BM_AttackMinstdFisherYates(benchmark::State& s) { run(s, engine_id::minstd,
 void BM_AttackGlibcAsf1999(benchmark::State& s) { run(s, engine_id::glibc_rand, shuffle_kind::asf1999, 1u << 18); }
 void BM_AttackJavaFisherYates(benchmark::State& s) { run(s, engine_id::java, shuffle_kind::fisher_yates, 1u << 20); }
 
+// The same Delphi filter as the compiler vectorises it (no intrinsics), single thread.
+void BM_AttackDelphiAsf1999AutoVectorised(benchmark::State& state) {
+  const std::uint64_t seeds = 1u << 24;
+  const auto spec = make_spec(engine_id::delphi, shuffle_kind::asf1999, seeds, 1);
+  const auto steps = attack_detail::swap_steps(spec.algorithm, spec.deck_size);
+  const attack_detail::scan_plan plan{steps.data(), steps.size(), {spec.known[0].card, spec.known[1].card},
+                                      {0, 1}};
+  const auto scan = attack_detail::lane_scanner(engine_id::delphi, false);
+  std::vector<std::uint64_t> out;
+  for (auto _ : state) {
+    out.clear();
+    scan(0, seeds, plan, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * seeds));
+  state.SetLabel(attack_detail::lane_isa());
+}
+
 // Baseline: build each seed's deck with the reference shuffle and compare the known cards.
 void BM_AttackBaselineReferenceReplay(benchmark::State& state) {
   const std::uint64_t seeds = 1u << 18;
@@ -64,6 +82,7 @@ BENCHMARK(BM_AttackMsvcNaive)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTim
 BENCHMARK(BM_AttackMinstdFisherYates)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackGlibcAsf1999)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackJavaFisherYates)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AttackDelphiAsf1999AutoVectorised)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackBaselineReferenceReplay)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

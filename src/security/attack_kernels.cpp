@@ -176,9 +176,10 @@ std::vector<swap_step> swap_steps(shuffle_kind kind, std::size_t n) {
   return steps;
 }
 
-seed_scanner lane_scanner(engine_id engine) {
+seed_scanner lane_scanner(engine_id engine, bool hand_tuned) {
   switch (engine) {
-    case engine_id::delphi: return pick(&delphi_avx512, &delphi_avx2, &delphi_baseline);
+    case engine_id::delphi:
+      return pick(hand_tuned ? &delphi_scan_avx512 : &delphi_avx512, &delphi_avx2, &delphi_baseline);
     case engine_id::msvc_rand: return pick(&msvc_avx512, &msvc_avx2, &msvc_baseline);
     case engine_id::minstd: return pick(&minstd_avx512, &minstd_avx2, &minstd_baseline);
     default: return nullptr;

@@ -47,7 +47,12 @@ using seed_scanner = void (*)(std::uint64_t first, std::uint64_t count, const sc
 
 // Scanner for the engine's SIMD lane model and the best instruction set of this CPU, or
 // nullptr when the engine has no lane model (the caller then replays seeds one by one).
-[[nodiscard]] seed_scanner lane_scanner(engine_id engine);
+// hand_tuned = false skips the intrinsics kernel (Delphi on AVX-512), for benchmarks.
+[[nodiscard]] seed_scanner lane_scanner(engine_id engine, bool hand_tuned = true);
+
+// The AVX-512 intrinsics Delphi filter (call only when lane_isa() is "avx512").
+void delphi_scan_avx512(std::uint64_t first, std::uint64_t count, const scan_plan& plan,
+                        std::vector<std::uint64_t>& out);
 
 // The instruction set lane_scanner() uses: "avx512", "avx2" or "baseline".
 [[nodiscard]] const char* lane_isa() noexcept;
