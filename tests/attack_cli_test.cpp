@@ -91,3 +91,30 @@ TEST(AttackCli, BadInputExitsTwoWithAReason) {
 
 }  // namespace
 }  // namespace fairdeck
+
+namespace fairdeck {
+namespace {
+
+TEST(AttackCli, AroundSearchesAWindowOfMilliseconds) {
+  const auto dealt = testing::run_cli("shuffle --engine delphi --seed 45296789 --algorithm asf1999");
+  const auto d = words(dealt.out);
+  const std::string known = " --known 0=" + d[0] + ",1=" + d[1] + ",2=" + d[2] + ",3=" + d[3] + ",4=" + d[4];
+  auto r = testing::run_cli("attack --around 12:34:50 --window 10 --json" + known);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["seed_range"]["first"], 45280000);
+  EXPECT_EQ(j["seed_range"]["last"], 45300000);
+  EXPECT_EQ(j["seeds"], nlohmann::json::array({45296789}));
+  r = testing::run_cli("attack --around 00:00:00.500 --window 1 --json" + known);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["seed_range"]["first"], 0);  // the window stops at midnight
+  EXPECT_EQ(j["seed_range"]["last"], 1500);
+  for (const char* bad : {"attack --around 25:00:00 --known 0=Ah", "attack --around 12:00:00.5 --known 0=Ah",
+                          "attack --around 12:00 --known 0=Ah", "attack --around 12:00:00 --seeds day --known 0=Ah",
+                          "attack --around 12:00:00 --window -1 --known 0=Ah"})
+    EXPECT_EQ(testing::run_cli(bad).exit_code, 2) << bad;
+}
+
+}  // namespace
+}  // namespace fairdeck

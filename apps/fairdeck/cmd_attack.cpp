@@ -1,6 +1,7 @@
 // fairdeck attack: recover a whole deck from a few known cards by replaying every seed of
 // a weak generator (default: the 1999 Planet Poker setup; docs/attack.md).
 #include <charconv>
+#include <cstdio>
 #include <memory>
 #include <optional>
 
@@ -19,6 +20,9 @@ struct attack_options {
   std::string engine = "delphi";
   std::string algorithm = "asf1999";
   std::string seeds = "day";
+  std::string around;
+  double window = 60;
+  CLI::Option* seeds_opt = nullptr;
   std::string known;
   unsigned players = 0;
   unsigned seat = 0;
@@ -97,6 +101,19 @@ std::vector<known_card> collect_known(const attack_options& o) {
   return known;
 }
 
+// "HH:MM:SS" or "HH:MM:SS.mmm" -> milliseconds since midnight.
+std::uint64_t parse_time_of_day(const std::string& text) {
+  unsigned h = 0, m = 0, sec = 0, ms = 0;
+  char tail = 0;
+  const int got = std::sscanf(text.c_str(), "%u:%u:%u.%3u%c", &h, &m, &sec, &ms, &tail);
+  if ((got != 3 && got != 4) || h > 23 || m > 59 || sec > 59)
+    throw usage_error(fmt::format("--around '{}' is not a time of day HH:MM:SS[.mmm]", text));
+  const auto dot = text.find('.');
+  if ((got == 3) != (dot == std::string::npos) || (dot != std::string::npos && text.size() - dot != 4))
+    throw usage_error(fmt::format("--around '{}' is not a time of day HH:MM:SS[.mmm]", text));
+  return ((std::uint64_t{h} * 60 + m) * 60 + sec) * 1000 + ms;
+}
+
 std::string time_of_day(std::uint64_t ms) {
   return fmt::format("{:02}:{:02}:{:02}.{:03}", ms / 3'600'000, ms / 60'000 % 60, ms / 1000 % 60, ms % 1000);
 }
@@ -121,6 +138,15 @@ int run_attack_cmd(const attack_options& o) {
     spec.last_seed = range.last;
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
+  }
+  if (!o.around.empty()) {
+    // The 1999 refinement: with the server's clock known, only a window of milliseconds
+    // around it needs searching (the window stops at midnight on either side).
+    if (o.seeds_opt->count()) throw usage_error("--around replaces --seeds; give one of them");
+    if (!(o.window >= 0) || o.window > 86'400) throw usage_error("--window must be between 0 and 86400 seconds");
+    const std::uint64_t t = parse_time_of_day(o.around), w = static_cast<std::uint64_t>(o.window * 1000);
+    spec.first_seed = t > w ? t - w : 0;
+    spec.last_seed = std::min(t + w, ms_per_day - 1);
   }
   spec.known = collect_known(o);
   spec.threads = o.threads;
@@ -208,9 +234,12 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--engine", o->engine, "Seeded engine to attack (legacy engines; secure/chacha20 are refused)")
       ->capture_default_str();
   cmd->add_option("--algorithm", o->algorithm, "Shuffle loop: asf1999, naive or fisher-yates")->capture_default_str();
-  cmd->add_option("--seeds", o->seeds,
+  o->seeds_opt = cmd->add_option("--seeds", o->seeds,
                   "Seeds to try: day (every ms since midnight, 0..86399999), all32, all (engine's seed space), A..B")
       ->capture_default_str();
+  cmd->add_option("--around", o->around,
+                  "Search only milliseconds near this server time, HH:MM:SS[.mmm] (with --window; Delphi Randomize)");
+  cmd->add_option("--window", o->window, "Seconds either side of --around")->capture_default_str();
   cmd->add_option("--known", o->known, "Known cards by deck position: 0=Ah,1=Kd,20=7c (0 = top card)");
   o->players_opt = cmd->add_option("--players", o->players, "Hold'em players at the table (2..22); also prints every hand");
   o->seat_opt = cmd->add_option("--seat", o->seat, "Your seat (0 = first to receive a card)");
