@@ -199,3 +199,19 @@ TEST(Attack, ExpectedFalseMatchesFollowTheArithmetic) {
 
 }  // namespace
 }  // namespace fairdeck
+
+namespace fairdeck {
+namespace {
+
+TEST(Attack, GlibcSeedsAboveTwoToThe31AndZero) {
+  // glibc stores the seed as a negative int32 and maps srand(0) to srand(1): the lane model
+  // must agree with the reference on both edges.
+  for (std::uint64_t seed : {std::uint64_t{3'000'000'000}, std::uint64_t{0x80000000}, std::uint64_t{300}}) {
+    auto spec = planted(engine_id::glibc_rand, shuffle_kind::fisher_yates, seed, 300, {5});
+    const auto r = run_attack(spec);
+    EXPECT_EQ(r.seeds, brute_force(spec)) << seed;
+  }
+}
+
+}  // namespace
+}  // namespace fairdeck

@@ -19,13 +19,6 @@ namespace {
 constexpr std::uint32_t delphi_a = 0x08088405u;
 constexpr unsigned vectors = lanes / 16;
 
-[[gnu::noinline]] void push_hits(std::vector<std::uint64_t>& out, std::uint64_t first, std::uint64_t mask) {
-  while (mask) {
-    out.push_back(first + static_cast<unsigned>(__builtin_ctzll(mask)));
-    mask &= mask - 1;
-  }
-}
-
 }  // namespace
 
 [[gnu::target("avx512f")]] void delphi_scan_avx512(std::uint64_t first, std::uint64_t count, const scan_plan& plan,

@@ -76,13 +76,59 @@ struct minstd_lanes {
   }
 };
 
-// Out of line so `flatten` keeps allocation code out of the hot loop.
-[[gnu::noinline]] void push_hits(std::vector<std::uint64_t>& out, std::uint64_t first, std::uint64_t mask) {
-  while (mask) {
-    out.push_back(first + static_cast<unsigned>(__builtin_ctzll(mask)));
-    mask &= mask - 1;
+// glibc rand(): srandom_r's Park-Miller fill (as a Mersenne-prime reduction, equal to glibc's
+// Schrage steps for every 32-bit seed), 310 discarded outputs, then rand() % n with the
+// quotient in double (outputs < 2^31: off by at most one, fixed). All lanes share the ring
+// positions, so every state update is one vector add.
+struct glibc_lanes {
+  static constexpr unsigned degree = 31, separation = 3;
+  static constexpr std::uint64_t m31 = 0x7fffffff;
+  std::uint32_t r[degree][lanes];
+  unsigned front = separation, rear = 0;
+
+  static std::uint64_t times_16807_mod(std::uint64_t w) {  // w < 2^32
+    std::uint64_t x = 16807 * w;
+    x = (x & m31) + (x >> 31);
+    x = (x & m31) + (x >> 31);
+    return x >= m31 ? x - m31 : x;
   }
-}
+  explicit glibc_lanes(std::uint64_t first) {
+    for (unsigned l = 0; l < lanes; ++l) {
+      auto seed = static_cast<std::uint32_t>(first + l);
+      seed = seed == 0 ? 1 : seed;
+      r[0][l] = seed;
+      // glibc keeps the word as int32: a seed >= 2^31 is negative, i.e. seed - 2^32 = seed + 2m (mod m).
+      std::uint64_t w = seed < 0x80000000u ? seed : std::uint64_t{seed} - 0x100000000ull + 2 * m31;
+      for (unsigned i = 1; i < degree; ++i) {
+        w = times_16807_mod(w);
+        r[i][l] = static_cast<std::uint32_t>(w);
+      }
+    }
+    for (unsigned k = 0; k < 10 * degree; ++k) {
+      for (unsigned l = 0; l < lanes; ++l) r[front][l] += r[rear][l];
+      advance();
+    }
+  }
+  void end_step() { advance(); }  // every lane has taken this step's output
+  void advance() {
+    front = front + 1 == degree ? 0 : front + 1;
+    rear = rear + 1 == degree ? 0 : rear + 1;
+  }
+  struct bound_t {
+    std::int64_t n;
+    double inv;
+  };
+  static bound_t prepare(std::uint32_t bound) { return {bound, 1.0 / bound}; }
+  std::uint32_t draw(unsigned l, bound_t b) {
+    const std::uint32_t v = r[front][l] += r[rear][l];
+    const auto x = static_cast<std::int64_t>(v >> 1);
+    const auto q = static_cast<std::int64_t>(static_cast<double>(x) * b.inv);
+    std::int64_t rem = x - q * b.n;
+    rem = rem < 0 ? rem + b.n : rem;
+    rem = rem >= b.n ? rem - b.n : rem;
+    return static_cast<std::uint32_t>(rem);
+  }
+};
 
 template <class Lanes>
 inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
@@ -102,6 +148,7 @@ inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan
         a[l] = pa ^ ((pa == i ? d : 0u) ^ (pa == j ? d : 0u));
         b[l] = pb ^ ((pb == i ? d : 0u) ^ (pb == j ? d : 0u));
       }
+      if constexpr (requires { eng.end_step(); }) eng.end_step();
     }
     std::uint64_t mask = 0;
     for (unsigned l = 0; l < lanes; ++l)
@@ -130,6 +177,7 @@ inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan
 FAIRDECK_SCANNERS(delphi, delphi_lanes)
 FAIRDECK_SCANNERS(msvc, msvc_lanes)
 FAIRDECK_SCANNERS(minstd, minstd_lanes)
+FAIRDECK_SCANNERS(glibc, glibc_lanes)
 #undef FAIRDECK_SCANNERS
 
 enum class isa { avx512, avx2, baseline };
@@ -154,6 +202,15 @@ seed_scanner pick(seed_scanner avx512, seed_scanner avx2, seed_scanner baseline)
 }
 
 }  // namespace
+
+// Out of line (and in another function than the flattened scanners) so allocation code
+// stays out of the hot loops.
+[[gnu::noinline]] void push_hits(std::vector<std::uint64_t>& out, std::uint64_t first, std::uint64_t hits) {
+  while (hits) {
+    out.push_back(first + static_cast<unsigned>(__builtin_ctzll(hits)));
+    hits &= hits - 1;
+  }
+}
 
 std::vector<swap_step> swap_steps(shuffle_kind kind, std::size_t n) {
   std::vector<swap_step> steps;
@@ -182,6 +239,7 @@ seed_scanner lane_scanner(engine_id engine, bool hand_tuned) {
       return pick(hand_tuned ? &delphi_scan_avx512 : &delphi_avx512, &delphi_avx2, &delphi_baseline);
     case engine_id::msvc_rand: return pick(&msvc_avx512, &msvc_avx2, &msvc_baseline);
     case engine_id::minstd: return pick(&minstd_avx512, &minstd_avx2, &minstd_baseline);
+    case engine_id::glibc_rand: return pick(&glibc_avx512, &glibc_avx2, &glibc_baseline);
     default: return nullptr;
   }
 }

@@ -50,6 +50,9 @@ using seed_scanner = void (*)(std::uint64_t first, std::uint64_t count, const sc
 // hand_tuned = false skips the intrinsics kernel (Delphi on AVX-512), for benchmarks.
 [[nodiscard]] seed_scanner lane_scanner(engine_id engine, bool hand_tuned = true);
 
+// Appends first + l for every set bit l of `hits` (out of line, off the hot loops).
+void push_hits(std::vector<std::uint64_t>& out, std::uint64_t first, std::uint64_t hits);
+
 // The AVX-512 intrinsics Delphi filter (call only when lane_isa() is "avx512").
 void delphi_scan_avx512(std::uint64_t first, std::uint64_t count, const scan_plan& plan,
                         std::vector<std::uint64_t>& out);
