@@ -215,3 +215,39 @@ TEST(Attack, GlibcSeedsAboveTwoToThe31AndZero) {
 
 }  // namespace
 }  // namespace fairdeck
+
+namespace fairdeck {
+namespace {
+
+TEST(Attack, JavaRejectionLoopIsHandledExactly) {
+  // nextInt(bound) redraws when next(31) falls in the incomplete last block (probability
+  // (2^31 mod bound) / 2^31 per draw). Fisher-Yates on 60000 cards draws with bounds up to
+  // 60000, so many seeds hit a redraw somewhere: the lanes that cannot follow it must still
+  // be found.
+  constexpr std::size_t n = 60000;
+  auto redraws = [&](std::uint64_t seed) {
+    java_random replay(seed);
+    for (std::uint32_t bound = n; bound > 1; --bound) {
+      const std::uint32_t r = replay.next(31);
+      if ((bound & (bound - 1)) != 0 && std::uint64_t{r} - r % bound + (bound - 1) > 0x7fffffffu) return true;
+    }
+    return false;
+  };
+  std::uint64_t planted_seed = 0;
+  while (!redraws(planted_seed)) ++planted_seed;  // about 4 seeds in 10 redraw at n = 60000
+  ASSERT_LT(planted_seed, 30u);
+  attack_spec spec;
+  spec.engine = engine_id::java;
+  spec.algorithm = shuffle_kind::fisher_yates;
+  spec.deck_size = n;
+  spec.first_seed = 0;
+  spec.last_seed = 40;
+  const auto deck = deck_for_seed(spec.engine, spec.algorithm, planted_seed, n);
+  spec.known = {{0, deck[0]}};  // position 0 is settled by the very last draw
+  const auto r = run_attack(spec);
+  EXPECT_EQ(r.seeds, brute_force(spec));
+  EXPECT_NE(std::ranges::find(r.seeds, planted_seed), r.seeds.end());
+}
+
+}  // namespace
+}  // namespace fairdeck

@@ -159,8 +159,9 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
       else
         scan_scalar(spec, plan, first, count, candidates);
       for (std::uint64_t s : candidates) {
-        if (spec.known.size() > 2 && !matches_all(deck_for_seed(spec.engine, spec.algorithm, s, spec.deck_size), spec.known))
-          continue;
+        // Every candidate is confirmed with the reference shuffle: the filter tracks only two
+        // cards, and a lane model may pass a seed it could not follow (Java's rejection loop).
+        if (!matches_all(deck_for_seed(spec.engine, spec.algorithm, s, spec.deck_size), spec.known)) continue;
         ++my_matches;
         mine.push_back(s);
       }

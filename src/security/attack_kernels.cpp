@@ -130,6 +130,36 @@ struct glibc_lanes {
   }
 };
 
+// java.util.Random: seed = (seed * 0x5DEECE66D + 0xB) mod 2^48, next(31) = seed >> 17;
+// nextInt(n) = (n * next(31)) >> 31 for powers of two, else next(31) % n with a rejection
+// loop. A lane that hits the (rare) rejection would need an extra draw: it is marked
+// doubtful and handed to the reference check instead of being followed.
+struct java_lanes {
+  static constexpr std::uint64_t multiplier = 0x5DEECE66DULL, mask = (std::uint64_t{1} << 48) - 1;
+  std::uint64_t s[lanes];
+  std::uint32_t doubt[lanes] = {};
+  explicit java_lanes(std::uint64_t first) {
+    for (unsigned l = 0; l < lanes; ++l) s[l] = ((first + l) ^ multiplier) & mask;
+  }
+  struct bound_t {
+    std::int64_t n;
+    double inv;
+    bool power_of_two;
+  };
+  static bound_t prepare(std::uint32_t bound) { return {bound, 1.0 / bound, (bound & (bound - 1)) == 0}; }
+  std::uint32_t draw(unsigned l, bound_t b) {
+    s[l] = (s[l] * multiplier + 0xB) & mask;
+    const auto r = static_cast<std::int64_t>(s[l] >> 17);
+    if (b.power_of_two) return static_cast<std::uint32_t>((b.n * r) >> 31);
+    const auto q = static_cast<std::int64_t>(static_cast<double>(r) * b.inv);
+    std::int64_t v = r - q * b.n;
+    v = v < 0 ? v + b.n : v;
+    v = v >= b.n ? v - b.n : v;
+    doubt[l] |= static_cast<std::uint32_t>(r - v + (b.n - 1) > 0x7fffffff);  // Java's int overflow test
+    return static_cast<std::uint32_t>(v);
+  }
+};
+
 template <class Lanes>
 inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
   for (std::uint64_t done = 0; done < count; done += lanes) {
@@ -153,6 +183,8 @@ inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan
     std::uint64_t mask = 0;
     for (unsigned l = 0; l < lanes; ++l)
       mask |= static_cast<std::uint64_t>(a[l] == plan.target[0] && b[l] == plan.target[1]) << l;
+    if constexpr (requires { eng.doubt; })
+      for (unsigned l = 0; l < lanes; ++l) mask |= static_cast<std::uint64_t>(eng.doubt[l] != 0) << l;
     const std::uint64_t left = count - done;
     if (left < lanes) mask &= (std::uint64_t{1} << left) - 1;  // lanes past the range
     if (mask) push_hits(out, first + done, mask);
@@ -178,6 +210,7 @@ FAIRDECK_SCANNERS(delphi, delphi_lanes)
 FAIRDECK_SCANNERS(msvc, msvc_lanes)
 FAIRDECK_SCANNERS(minstd, minstd_lanes)
 FAIRDECK_SCANNERS(glibc, glibc_lanes)
+FAIRDECK_SCANNERS(java, java_lanes)
 #undef FAIRDECK_SCANNERS
 
 enum class isa { avx512, avx2, baseline };
@@ -240,6 +273,7 @@ seed_scanner lane_scanner(engine_id engine, bool hand_tuned) {
     case engine_id::msvc_rand: return pick(&msvc_avx512, &msvc_avx2, &msvc_baseline);
     case engine_id::minstd: return pick(&minstd_avx512, &minstd_avx2, &minstd_baseline);
     case engine_id::glibc_rand: return pick(&glibc_avx512, &glibc_avx2, &glibc_baseline);
+    case engine_id::java: return pick(&java_avx512, &java_avx2, &java_baseline);
     default: return nullptr;
   }
 }
