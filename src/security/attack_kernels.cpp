@@ -160,6 +160,57 @@ struct java_lanes {
   }
 };
 
+// .NET System.Random(seed): the ran3 fill of dotnet_random's constructor run for all lanes
+// at once (indices are shared), then Next(n) = (int)(Next() * (1.0 / int.MaxValue) * n),
+// the same double operations as the reference. Seeds are below 2^31, so |seed| = seed.
+struct dotnet_lanes {
+  static constexpr std::int32_t mbig = 0x7fffffff;
+  std::int32_t a[56][lanes];
+  unsigned inext = 1, inextp = 22;  // the indices the coming draw uses (C#: after ++)
+
+  static std::int32_t wrap_sub(std::int32_t x, std::int32_t y) {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(x) - static_cast<std::uint32_t>(y));
+  }
+  explicit dotnet_lanes(std::uint64_t first) {
+    std::int32_t mj[lanes], mk[lanes];
+    for (unsigned l = 0; l < lanes; ++l) {
+      mj[l] = 161803398 - static_cast<std::int32_t>((first + l) & 0x7fffffff);
+      a[55][l] = mj[l];
+      mk[l] = 1;
+    }
+    for (unsigned i = 1; i < 55; ++i) {
+      const unsigned ii = (21 * i) % 55;
+      for (unsigned l = 0; l < lanes; ++l) {
+        a[ii][l] = mk[l];
+        std::int32_t next = wrap_sub(mj[l], mk[l]);
+        mk[l] = next < 0 ? next + mbig : next;
+        mj[l] = a[ii][l];
+      }
+    }
+    for (unsigned k = 1; k < 5; ++k)
+      for (unsigned i = 1; i < 56; ++i) {
+        const unsigned other = 1 + (i + 30) % 55;
+        for (unsigned l = 0; l < lanes; ++l) {
+          const std::int32_t v = wrap_sub(a[i][l], a[other][l]);
+          a[i][l] = v < 0 ? v + mbig : v;
+        }
+      }
+  }
+  using bound_t = double;
+  static bound_t prepare(std::uint32_t bound) { return static_cast<double>(bound); }
+  std::uint32_t draw(unsigned l, bound_t n) {
+    std::int32_t v = wrap_sub(a[inext][l], a[inextp][l]);
+    v = v == mbig ? v - 1 : v;
+    v = v < 0 ? v + mbig : v;
+    a[inext][l] = v;
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(v * (1.0 / mbig) * n));
+  }
+  void end_step() {
+    inext = inext == 55 ? 1 : inext + 1;
+    inextp = inextp == 55 ? 1 : inextp + 1;
+  }
+};
+
 template <class Lanes>
 inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
   for (std::uint64_t done = 0; done < count; done += lanes) {
@@ -211,6 +262,7 @@ FAIRDECK_SCANNERS(msvc, msvc_lanes)
 FAIRDECK_SCANNERS(minstd, minstd_lanes)
 FAIRDECK_SCANNERS(glibc, glibc_lanes)
 FAIRDECK_SCANNERS(java, java_lanes)
+FAIRDECK_SCANNERS(dotnet, dotnet_lanes)
 #undef FAIRDECK_SCANNERS
 
 enum class isa { avx512, avx2, baseline };
@@ -274,6 +326,7 @@ seed_scanner lane_scanner(engine_id engine, bool hand_tuned) {
     case engine_id::minstd: return pick(&minstd_avx512, &minstd_avx2, &minstd_baseline);
     case engine_id::glibc_rand: return pick(&glibc_avx512, &glibc_avx2, &glibc_baseline);
     case engine_id::java: return pick(&java_avx512, &java_avx2, &java_baseline);
+    case engine_id::dotnet: return pick(&dotnet_avx512, &dotnet_avx2, &dotnet_baseline);
     default: return nullptr;
   }
 }
