@@ -38,8 +38,10 @@ void BM_AttackDelphiAsf1999(benchmark::State& s) { run(s, engine_id::delphi, shu
 void BM_AttackDelphiFisherYates(benchmark::State& s) { run(s, engine_id::delphi, shuffle_kind::fisher_yates, 1u << 24); }
 void BM_AttackMsvcNaive(benchmark::State& s) { run(s, engine_id::msvc_rand, shuffle_kind::naive, 1u << 22); }
 void BM_AttackMinstdFisherYates(benchmark::State& s) { run(s, engine_id::minstd, shuffle_kind::fisher_yates, 1u << 22); }
-void BM_AttackGlibcAsf1999(benchmark::State& s) { run(s, engine_id::glibc_rand, shuffle_kind::asf1999, 1u << 18); }
-void BM_AttackJavaFisherYates(benchmark::State& s) { run(s, engine_id::java, shuffle_kind::fisher_yates, 1u << 20); }
+void BM_AttackGlibcAsf1999(benchmark::State& s) { run(s, engine_id::glibc_rand, shuffle_kind::asf1999, 1u << 20); }
+void BM_AttackJavaFisherYates(benchmark::State& s) { run(s, engine_id::java, shuffle_kind::fisher_yates, 1u << 22); }
+void BM_AttackDotnetFisherYates(benchmark::State& s) { run(s, engine_id::dotnet, shuffle_kind::fisher_yates, 1u << 20); }
+void BM_AttackMt19937Naive(benchmark::State& s) { run(s, engine_id::mt19937, shuffle_kind::naive, 1u << 16); }
 
 // The same Delphi filter as the compiler vectorises it (no intrinsics), single thread.
 void BM_AttackDelphiAsf1999AutoVectorised(benchmark::State& state) {
@@ -82,6 +84,8 @@ BENCHMARK(BM_AttackMsvcNaive)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTim
 BENCHMARK(BM_AttackMinstdFisherYates)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackGlibcAsf1999)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackJavaFisherYates)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AttackDotnetFisherYates)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AttackMt19937Naive)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackDelphiAsf1999AutoVectorised)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackBaselineReferenceReplay)->Unit(benchmark::kMillisecond)->UseRealTime();
 
