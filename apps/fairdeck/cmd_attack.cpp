@@ -207,8 +207,9 @@ int run_attack_cmd(const attack_options& o) {
     for (const auto& k : spec.known) known += fmt::format("{}{}={}", known.empty() ? "" : ", ", k.position, format_card(k.card, {}, fo));
     fmt::print("engine {}, algorithm {}, seeds {}..{}; known {}\n", info(spec.engine).name, info(spec.algorithm).name,
                spec.first_seed, spec.last_seed, known);
-    fmt::print("searched {} seeds in {:.2f} s ({:.1f} M seeds/s, {} threads){}\n", r.seeds_searched, r.seconds,
-               r.seeds_per_second() / 1e6, r.threads, r.complete ? "" : " -- INTERRUPTED, partial result");
+    fmt::print("searched {} seeds in {:.2f} s ({:.1f} M seeds/s, {} thread{}){}\n", r.seeds_searched, r.seconds,
+               r.seeds_per_second() / 1e6, r.threads, r.threads == 1 ? "" : "s",
+               r.complete ? "" : " -- INTERRUPTED, partial result");
     fmt::print("{} matching seed{} (expected by chance: {:.3g}){}\n", r.matches, r.matches == 1 ? "" : "s", expected,
                r.matches > r.seeds.size() ? fmt::format("; showing the lowest {}", r.seeds.size()) : "");
     for (std::uint64_t s : r.seeds) {
