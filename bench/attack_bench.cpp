@@ -31,7 +31,9 @@ void run(benchmark::State& state, engine_id engine, shuffle_kind algorithm, std:
     benchmark::DoNotOptimize(r.matches);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * seeds));
-  state.SetLabel(attack_detail::lane_scanner(engine) ? attack_detail::lane_isa() : "scalar");
+  state.SetLabel(attack_detail::lane_scanner(engine, attack_detail::swap_steps(algorithm, spec.deck_size).size())
+                     ? attack_detail::lane_isa()
+                     : "scalar");
 }
 
 void BM_AttackDelphiAsf1999(benchmark::State& s) { run(s, engine_id::delphi, shuffle_kind::asf1999, 1u << 24); }
@@ -50,7 +52,7 @@ void BM_AttackDelphiAsf1999AutoVectorised(benchmark::State& state) {
   const auto steps = attack_detail::swap_steps(spec.algorithm, spec.deck_size);
   const attack_detail::scan_plan plan{steps.data(), steps.size(), {spec.known[0].card, spec.known[1].card},
                                       {0, 1}};
-  const auto scan = attack_detail::lane_scanner(engine_id::delphi, false);
+  const auto scan = attack_detail::lane_scanner(engine_id::delphi, steps.size(), false);
   std::vector<std::uint64_t> out;
   for (auto _ : state) {
     out.clear();

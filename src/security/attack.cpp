@@ -133,7 +133,7 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
   const known_card& k1 = spec.known.size() > 1 ? spec.known[1] : spec.known[0];
   const scan_plan plan{steps.data(), steps.size(), {k0.card, k1.card},
                        {static_cast<std::uint32_t>(k0.position), static_cast<std::uint32_t>(k1.position)}};
-  const attack_detail::seed_scanner lanes = attack_detail::lane_scanner(spec.engine);
+  const attack_detail::seed_scanner lanes = attack_detail::lane_scanner(spec.engine, steps.size());
 
   const std::uint64_t total = spec.last_seed - spec.first_seed + 1;
   const std::uint64_t chunks = (total + chunk_seeds - 1) / chunk_seeds;

@@ -2,6 +2,9 @@
 // (target attributes + a run-time CPU check, so the library needs no -march flag).
 #include "fairdeck/security/internal/attack_kernel.hpp"
 
+#include <algorithm>
+#include <type_traits>
+
 namespace fairdeck::attack_detail {
 namespace {
 
@@ -211,10 +214,57 @@ struct dotnet_lanes {
   }
 };
 
+// std::mt19937 seeded with 32 bits: only what the first `steps` outputs need is computed.
+// Output k (k < 227) of the first twist reads words k, k+1 and k+397 of the seeded state,
+// so the seeding recurrence stops at word 396 + steps and no full twist is ever run.
+struct mt19937_lanes {
+  static constexpr unsigned max_steps = 227;
+  std::vector<std::uint32_t> x;  // word w of lane l at [w * lanes + l]
+  unsigned k = 0;
+  mt19937_lanes(std::uint64_t first, std::size_t steps) : x((397 + steps) * lanes) {
+    std::uint32_t row[lanes];
+    for (unsigned l = 0; l < lanes; ++l) row[l] = static_cast<std::uint32_t>(first + l);
+    std::uint32_t* out = x.data();
+    for (std::size_t w = 0; w < 397 + steps; ++w) {
+      if (w > 0)
+        for (unsigned l = 0; l < lanes; ++l)
+          row[l] = 1812433253u * (row[l] ^ (row[l] >> 30)) + static_cast<std::uint32_t>(w);
+      std::copy(row, row + lanes, out + w * lanes);
+    }
+  }
+  struct bound_t {
+    std::int64_t n;
+    double inv;
+  };
+  static bound_t prepare(std::uint32_t bound) { return {bound, 1.0 / bound}; }
+  std::uint32_t draw(unsigned l, bound_t b) {
+    const std::uint32_t* at = x.data() + std::size_t{k} * lanes;
+    const std::uint32_t y = (at[l] & 0x80000000u) | (at[lanes + l] & 0x7fffffffu);
+    std::uint32_t v = at[397 * lanes + l] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+    v ^= v >> 11;
+    v ^= (v << 7) & 0x9d2c5680u;
+    v ^= (v << 15) & 0xefc60000u;
+    v ^= v >> 18;
+    // mt() % n, quotient in double (v < 2^32: off by at most one, fixed).
+    const auto xv = static_cast<std::int64_t>(v);
+    const auto q = static_cast<std::int64_t>(static_cast<double>(xv) * b.inv);
+    std::int64_t r = xv - q * b.n;
+    r = r < 0 ? r + b.n : r;
+    r = r >= b.n ? r - b.n : r;
+    return static_cast<std::uint32_t>(r);
+  }
+  void end_step() { ++k; }
+};
+
 template <class Lanes>
 inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
   for (std::uint64_t done = 0; done < count; done += lanes) {
-    Lanes eng(first + done);
+    Lanes eng = [&] {
+      if constexpr (std::is_constructible_v<Lanes, std::uint64_t, std::size_t>)
+        return Lanes(first + done, plan.step_count);
+      else
+        return Lanes(first + done);
+    }();
     std::uint32_t a[lanes], b[lanes];
     for (unsigned l = 0; l < lanes; ++l) {
       a[l] = plan.start[0];
@@ -263,6 +313,7 @@ FAIRDECK_SCANNERS(minstd, minstd_lanes)
 FAIRDECK_SCANNERS(glibc, glibc_lanes)
 FAIRDECK_SCANNERS(java, java_lanes)
 FAIRDECK_SCANNERS(dotnet, dotnet_lanes)
+FAIRDECK_SCANNERS(mt19937, mt19937_lanes)
 #undef FAIRDECK_SCANNERS
 
 enum class isa { avx512, avx2, baseline };
@@ -318,8 +369,11 @@ std::vector<swap_step> swap_steps(shuffle_kind kind, std::size_t n) {
   return steps;
 }
 
-seed_scanner lane_scanner(engine_id engine, bool hand_tuned) {
+seed_scanner lane_scanner(engine_id engine, std::size_t step_count, bool hand_tuned) {
   switch (engine) {
+    case engine_id::mt19937:
+      if (step_count > mt19937_lanes::max_steps) return nullptr;
+      return pick(&mt19937_avx512, &mt19937_avx2, &mt19937_baseline);
     case engine_id::delphi:
       return pick(hand_tuned ? &delphi_scan_avx512 : &delphi_avx512, &delphi_avx2, &delphi_baseline);
     case engine_id::msvc_rand: return pick(&msvc_avx512, &msvc_avx2, &msvc_baseline);

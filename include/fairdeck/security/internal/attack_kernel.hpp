@@ -46,9 +46,10 @@ using seed_scanner = void (*)(std::uint64_t first, std::uint64_t count, const sc
                               std::vector<std::uint64_t>& out);
 
 // Scanner for the engine's SIMD lane model and the best instruction set of this CPU, or
-// nullptr when the engine has no lane model (the caller then replays seeds one by one).
-// hand_tuned = false skips the intrinsics kernel (Delphi on AVX-512), for benchmarks.
-[[nodiscard]] seed_scanner lane_scanner(engine_id engine, bool hand_tuned = true);
+// nullptr when the engine has no lane model for a shuffle of `step_count` draws (the caller
+// then replays seeds one by one). hand_tuned = false skips the intrinsics kernel (Delphi on
+// AVX-512), for benchmarks.
+[[nodiscard]] seed_scanner lane_scanner(engine_id engine, std::size_t step_count, bool hand_tuned = true);
 
 // Appends first + l for every set bit l of `hits` (out of line, off the hot loops).
 void push_hits(std::vector<std::uint64_t>& out, std::uint64_t first, std::uint64_t hits);
