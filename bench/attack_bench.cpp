@@ -37,6 +37,8 @@ void run(benchmark::State& state, engine_id engine, shuffle_kind algorithm, std:
 }
 
 void BM_AttackDelphiAsf1999(benchmark::State& s) { run(s, engine_id::delphi, shuffle_kind::asf1999, 1u << 24); }
+// The 1999 search itself: every millisecond of a day (86.4M seeds), all hardware threads.
+void BM_AttackDelphiFullDay(benchmark::State& s) { run(s, engine_id::delphi, shuffle_kind::asf1999, ms_per_day); }
 void BM_AttackDelphiFisherYates(benchmark::State& s) { run(s, engine_id::delphi, shuffle_kind::fisher_yates, 1u << 24); }
 void BM_AttackMsvcNaive(benchmark::State& s) { run(s, engine_id::msvc_rand, shuffle_kind::naive, 1u << 22); }
 void BM_AttackMinstdFisherYates(benchmark::State& s) { run(s, engine_id::minstd, shuffle_kind::fisher_yates, 1u << 22); }
@@ -81,6 +83,7 @@ void BM_AttackBaselineReferenceReplay(benchmark::State& state) {
 }
 
 BENCHMARK(BM_AttackDelphiAsf1999)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AttackDelphiFullDay)->Arg(0)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackDelphiFisherYates)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackMsvcNaive)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackMinstdFisherYates)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
