@@ -64,6 +64,21 @@ TEST(MixingExact, AgreesWithBruteForceOverAllOrders) {
   }
 }
 
+// Two independent routes to the same number: the binary-split prefix sum of riffle_mixing()
+// and half the L1 distance between the rising-sequence distributions (exact per-r terms).
+TEST(MixingExact, TotalVariationEqualsHalfL1OfRisingSequenceDistributions) {
+  for (std::uint64_t n : {52U, 416U}) {
+    const auto uniform = uniform_rising_sequence_distribution(n);
+    const auto rows = riffle_mixing(n, 24);
+    for (std::uint64_t K = 1; K <= 24; ++K) {
+      const auto d = rising_sequence_distribution(n, K);
+      double l1 = 0;
+      for (std::size_t i = 0; i < n; ++i) l1 += std::abs(d[i] - uniform[i]);
+      EXPECT_NEAR(rows[K - 1].total_variation, l1 / 2, 1e-12) << "n=" << n << " K=" << K;
+    }
+  }
+}
+
 TEST(MixingExact, DistributionsSumToOneAndApproachUniform) {
   for (std::uint64_t n : {2U, 13U, 52U, 416U}) {
     const auto uniform = uniform_rising_sequence_distribution(n);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <boost/multiprecision/cpp_int.hpp>
 #include <fmt/format.h>
@@ -49,11 +50,16 @@ big factorial(std::uint64_t n) {
   return f;
 }
 
-// Product of the n consecutive integers first, first+1, ..., first+n-1 (first may be big).
+// Product of the n consecutive integers first, first+1, ..., first+n-1 (first may be big), as
+// a balanced product tree so that the big multiplications can use Karatsuba.
 big rising_product(const big& first, std::uint64_t n) {
-  big p = 1;
-  for (std::uint64_t i = 0; i < n; ++i) p *= first + i;
-  return p;
+  if (n <= 16) {
+    big p = 1;
+    for (std::uint64_t i = 0; i < n; ++i) p *= first + i;
+    return p;
+  }
+  const std::uint64_t half = n / 2;
+  return rising_product(first, half) * rising_product(first + half, n - half);
 }
 
 // num/den (num >= 0, den > 0) rounded to the nearest double, without the gcd a rational would
@@ -92,9 +98,11 @@ std::string to_decimal(const big& num, const big& den, unsigned places = 30) {
 // arrangement with r rising sequences has probability F(r) / (n! D).
 struct riffle_terms {
   std::uint64_t n;
+  unsigned log2_D;
   big M, D;
   explicit riffle_terms(std::uint64_t cards, std::uint64_t shuffles)
-      : n(cards), M(big(1) << static_cast<unsigned>(shuffles)), D(big(1) << static_cast<unsigned>(shuffles * cards)) {}
+      : n(cards), log2_D(static_cast<unsigned>(shuffles * cards)), M(big(1) << static_cast<unsigned>(shuffles)),
+        D(big(1) << log2_D) {}
   // F(1) = M (M+1) ... (M+n-1)
   [[nodiscard]] big first() const { return rising_product(M, n); }
   // F(r) -> F(r+1) = F(r) (M - r) / (M - r + n), exact.
@@ -106,6 +114,56 @@ struct riffle_terms {
     }
     F *= M - r;
     F /= M - r + n;
+  }
+  [[nodiscard]] big F(std::uint64_t r) const { return M < r ? big(0) : rising_product(M - (r - 1), n); }
+
+  // The largest r with F(r) > D, i.e. with P(r) above 1/n! (0 if none). F falls with r, so this
+  // is where the deviation changes sign. Located in doubles, with log F(r)/D = sum over
+  // i = 1..n of log1p((i - r)/M), then confirmed or moved one step at a time exactly.
+  [[nodiscard]] std::uint64_t last_above_uniform() const {
+    const double m = std::ldexp(1.0, static_cast<int>(mp::msb(M)));
+    double g = 0;  // log(F(r)/D) at r = 1
+    for (std::uint64_t i = 1; i <= n; ++i) g += std::log1p(static_cast<double>(i - 1) / m);
+    std::uint64_t r = 0;
+    while (r < n && g > 0) {  // g is log(F(r+1)/D) here
+      ++r;
+      if (static_cast<double>(r) >= m) break;
+      g += std::log1p(-static_cast<double>(r) / m) - std::log1p(static_cast<double>(n - r) / m);
+    }
+    big f = r ? F(r) : big(0);
+    while (r >= 1 && !(f > D)) f = --r ? F(r) : big(0);
+    for (big up = F(r + 1); r < n && up > D; ++r) next(up, r + 1);
+    return r;
+  }
+
+  // Binary splitting (the classic trick for hypergeometric-like sums) of
+  // sum_{r=a}^{b-1} A(n, r-1) F(r), with F(r) = L(r) U(r), L(r) = (M-1)...(M-r+1) and
+  // U(r) = M (M+1) ... (M+n-r): for a range, pl = L(b)/L(a), pu = U(a)/U(b) and
+  // t = sum A(n, r-1) (L(r)/L(a)) (U(r)/U(b)), so sum = L(a) U(b) t. Halves combine with
+  // t = t_left pu_right + pl_left t_right, keeping every multiplication balanced: far fewer
+  // limb operations than adding n products of an n log n-bit and a Kn-bit number.
+  struct split {
+    big pl, pu, t;
+  };
+  [[nodiscard]] split sum_split(const std::vector<big>& eulerian, std::uint64_t a, std::uint64_t b) const {
+    if (b - a == 1) {
+      big pu = M + (n - a);
+      big t = eulerian[a - 1] * pu;
+      return {M - a, std::move(pu), std::move(t)};
+    }
+    const std::uint64_t mid = a + (b - a) / 2;
+    split left = sum_split(eulerian, a, mid);
+    split right = sum_split(eulerian, mid, b);
+    left.t *= right.pu;
+    right.t *= left.pl;
+    left.t += right.t;
+    left.pl *= right.pl;
+    left.pu *= right.pu;
+    return left;
+  }
+  // sum_{r=1}^{R} A(n, r-1) F(r) for R >= 1 (L(1) = 1).
+  [[nodiscard]] big weighted_prefix(const std::vector<big>& eulerian, std::uint64_t R) const {
+    return sum_split(eulerian, 1, R + 1).t * rising_product(M, n - R);
   }
 };
 
@@ -124,18 +182,18 @@ std::vector<riffle_distance> riffle_mixing(std::uint64_t n, std::uint64_t max_sh
     const riffle_terms t(n, K);
     // TV = sum over r with P(r) > 1/n! of A(n, r-1) (P(r) - 1/n!): the positive deviations
     // carry half the L1 distance. P(r) - 1/n! = (F(r) - D) / (n! D), and F falls with r, so
-    // the positive part is a prefix of r = 1, 2, ...
+    // the positive part is the prefix r = 1..R.
+    const std::uint64_t R = t.last_above_uniform();
     big excess = 0;
-    big F = t.first();
-    for (std::uint64_t r = 1; r <= n && F > t.D; ++r) {
-      excess += eulerian[r - 1] * (F - t.D);
-      t.next(F, r);
+    if (R) {
+      big count = 0;
+      for (std::uint64_t r = 1; r <= R; ++r) count += eulerian[r - 1];
+      excess = t.weighted_prefix(eulerian, R) - (count << t.log2_D);
     }
-    const big tv_den = n_factorial * t.D;
+    const big tv_den = n_factorial << t.log2_D;
     // Separation: 1 - n! min P = 1 - F(n) / D, the least likely order being the reversed deck
     // (r = n); F(n) = M (M-1) ... (M-n+1), zero when M < n.
-    const big F_n = t.M >= n ? rising_product(t.M - (n - 1), n) : big(0);
-    const big sep_num = t.D - F_n;
+    const big sep_num = t.D - t.F(n);
     rows.push_back({K, to_double(excess, tv_den), to_double(sep_num, t.D), to_decimal(excess, tv_den),
                     to_decimal(sep_num, t.D)});
     control.progress(n + K, total_units);
