@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <iterator>
@@ -34,16 +35,14 @@ template <random_engine E>
 
 namespace detail {
 
-// One GSR riffle of `src` into `dst` (both n long), driven by n fair bits, one per position
-// of the new deck: a 0 takes the next card of the top packet, a 1 the next card of the
-// bottom packet; the top packet is the first (number of zeros) cards. Bits come from the low
-// end of each 64-bit word upwards, and only n of them are used.
-template <class V, random_engine E>
-void riffle_once_by_bits(const std::vector<V>& src, std::vector<V>& dst, std::vector<std::uint64_t>& bits, E& engine) {
-  const std::size_t n = src.size();
-  bits.resize((n + 63) / 64);
+// One GSR riffle of src[0, n) into dst[0, n), driven by n fair bits, one per position of the
+// new deck: a 0 takes the next card of the top packet, a 1 the next card of the bottom packet;
+// the top packet is the first (number of zeros) cards. Bits come from the low end of each
+// 64-bit word upwards, and only n of them are used. `bits` holds ceil(n/64) words.
+template <class Src, class Dst, random_engine E>
+void riffle_once_by_bits(Src src, Dst dst, std::size_t n, std::uint64_t* bits, E& engine) {
   std::size_t ones = 0;
-  for (std::size_t w = 0; w < bits.size(); ++w) {
+  for (std::size_t w = 0; w * 64 < n; ++w) {
     std::uint64_t word = draw_u64(engine);
     if (const std::size_t left = n - 64 * w; left < 64) word &= (std::uint64_t{1} << left) - 1;
     bits[w] = word;
@@ -51,8 +50,12 @@ void riffle_once_by_bits(const std::vector<V>& src, std::vector<V>& dst, std::ve
   }
   std::size_t top = 0, bottom = n - ones;  // next card of each packet
   for (std::size_t j = 0; j < n; ++j) {
-    const bool from_bottom = (bits[j / 64] >> (j % 64)) & 1U;
-    dst[j] = from_bottom ? src[bottom++] : src[top++];
+    // Branch-free select: the bits are random, so a branch would mispredict half the time.
+    const std::size_t b = (bits[j / 64] >> (j % 64)) & 1U;
+    const std::size_t from = top ^ ((top ^ bottom) & (0 - b));
+    dst[static_cast<std::ptrdiff_t>(j)] = src[static_cast<std::ptrdiff_t>(from)];
+    bottom += b;
+    top += b ^ 1U;
   }
 }
 
@@ -66,19 +69,24 @@ void riffle_once_by_bits(const std::vector<V>& src, std::vector<V>& dst, std::ve
 // packet each position of the new deck comes from. That word is what this draws: exact, one
 // engine word per 64 cards per riffle and no bounded draws. gsr_riffle_by_drops() below is the
 // literal model; tests/physical_exact_test.cpp proves both give the same distribution.
-// Time O(times * n); two n-card buffers.
+// Time O(times * n); one n-card buffer (riffles alternate between it and the range).
 template <shuffleable_range R, random_engine E>
 void riffle_shuffle(R&& r, std::uint64_t times, E& engine) {
   using V = std::ranges::range_value_t<R>;
-  if (times == 0 || std::ranges::distance(r) < 2) return;
-  std::vector<V> a(std::ranges::begin(r), std::ranges::end(r));
-  std::vector<V> b(a);
-  std::vector<std::uint64_t> bits;
+  const auto n = static_cast<std::size_t>(std::ranges::distance(r));
+  if (times == 0 || n < 2) return;
+  const auto first = std::ranges::begin(r);
+  std::vector<V> buffer(first, std::ranges::end(r));
+  std::array<std::uint64_t, 8> local_bits;  // decks up to 512 cards need no allocation for bits
+  std::vector<std::uint64_t> heap_bits(n > 64 * local_bits.size() ? (n + 63) / 64 : 0);
+  std::uint64_t* bits = heap_bits.empty() ? local_bits.data() : heap_bits.data();
   for (std::uint64_t k = 0; k < times; ++k) {
-    detail::riffle_once_by_bits(a, b, bits, engine);
-    a.swap(b);
+    if (k % 2 == 0)
+      detail::riffle_once_by_bits(first, buffer.begin(), n, bits, engine);
+    else
+      detail::riffle_once_by_bits(buffer.begin(), first, n, bits, engine);
   }
-  std::ranges::copy(a, std::ranges::begin(r));
+  if (times % 2 == 1) std::ranges::copy(buffer, first);
 }
 
 // One GSR riffle exactly as the model is stated: binomial cut, then each next card of the new
