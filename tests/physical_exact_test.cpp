@@ -26,7 +26,9 @@ struct branch {
   std::uint64_t arity;
 };
 
-// Replays a prefix of choices, then takes choice 0 at every new branch point. Each engine
+// Replays a prefix of choices, then takes choice 0 at every new branch point. (Unlike
+// scripted_engine.hpp's ideal_draws, which scripts bounded draws only, this also branches on
+// raw engine words: the riffle and the overhand read fair bits, not bounded draws.) Each engine
 // word is a branch with 2^word_bits outcomes (the algorithms under test read only that many
 // low bits of a word), each bounded draw (native_below, which draw_below prefers) a branch
 // with n outcomes: so each walked path has probability prod 1/arity.

@@ -197,4 +197,4 @@ void setup(CLI::App& app, int& exit_code) {
 }  // namespace
 }  // namespace fairdeck::cli
 
-FAIRDECK_REGISTER_COMMAND(60, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(65, fairdeck::cli::setup)

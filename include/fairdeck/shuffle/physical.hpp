@@ -86,7 +86,7 @@ void riffle_shuffle(R&& r, std::uint64_t times, E& engine) {
     else
       detail::riffle_once_by_bits(buffer.begin(), first, n, bits, engine);
   }
-  if (times % 2 == 1) std::ranges::copy(buffer, first);
+  if (times % 2 == 1) std::copy(buffer.begin(), buffer.end(), first);
 }
 
 // One GSR riffle exactly as the model is stated: binomial cut, then each next card of the new
@@ -141,7 +141,7 @@ void overhand_shuffle(R&& r, std::uint64_t times, E& engine, unsigned cut_log2 =
     // Reversing the deck reverses the order of the packets and the order inside each; turning
     // every packet back over restores the inside order. Gaps are i.i.d., so drawing them for
     // the reversed deck is the same as drawing them for the original one.
-    std::ranges::reverse(r);
+    std::reverse(first, first + static_cast<std::ptrdiff_t>(n));
     std::uint64_t packet_start = 0;
     for (std::uint64_t gap = 1; gap < n; gap += 64) {  // gap g lies between cards g-1 and g
       std::uint64_t cuts = ~std::uint64_t{0};
@@ -165,7 +165,10 @@ template <shuffleable_range R, random_engine E>
 void random_cut(R&& r, E& engine) {
   const auto n = static_cast<std::uint64_t>(std::ranges::distance(r));
   if (n < 2) return;
-  std::ranges::rotate(r, std::ranges::begin(r) + static_cast<std::ptrdiff_t>(draw_below(engine, n)));
+  // std::rotate, not std::ranges::rotate: clang 14 cannot instantiate the subrange the latter
+  // returns with libstdc++ 12.
+  const auto first = std::ranges::begin(r);
+  std::rotate(first, first + static_cast<std::ptrdiff_t>(draw_below(engine, n)), first + static_cast<std::ptrdiff_t>(n));
 }
 
 // Number of rising sequences of an arrangement of the cards 0..n-1 (deck[j] = card at position
