@@ -87,6 +87,24 @@ TEST(MixingCli, BadInputIsAOneLineUsageError) {
   EXPECT_NE(r.err.find("cannot write SVG file '/nonexistent-dir/x.svg'"), std::string::npos) << r.err;
 }
 
+TEST(MixingCli, TrialsAddDetectability) {
+  const auto r = run_cli("riffle --max-shuffles 12 --trials 100000 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("trials"), 100000);
+  EXPECT_EQ(j.at("alpha"), 1e-6);
+  ASSERT_EQ(j.at("any_test_power_bound").size(), 12U);
+  ASSERT_EQ(j.at("rising_sequence_test_power").size(), 12U);
+  EXPECT_GT(j.at("rising_sequence_test_power")[4].get<double>(), 0.99);  // riffle:5
+  const auto text = run_cli("riffle --max-shuffles 5 --trials 1000");
+  EXPECT_NE(text.out.find("rising-seq power"), std::string::npos) << text.out;
+  const auto big = run_cli("riffle --decks 9 --trials 1000");
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_NE(big.err.find("--trials needs at most 416 cards"), std::string::npos) << big.err;
+  EXPECT_EQ(run_cli("riffle --trials 0").exit_code, 2);
+  EXPECT_EQ(run_cli("riffle --trials 10 --alpha 2").exit_code, 2);
+}
+
 TEST(MixingCli, ShuffleAcceptsPhysicalAlgorithmsAndCompositions) {
   const auto a = run_cli("shuffle --seed 1 --algorithm riffle:3+cut+overhand:5 --json");
   ASSERT_EQ(a.exit_code, 0) << a.err;

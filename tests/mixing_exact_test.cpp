@@ -142,3 +142,39 @@ TEST(MixingExact, StopsWhenAsked) {
 
 }  // namespace
 }  // namespace fairdeck
+
+namespace fairdeck {
+namespace {
+
+TEST(MixingDetectability, BoundsAndRisingSequencePowerBehave) {
+  const std::uint64_t trials = 100'000;
+  const auto table = riffle_detectability_table(52, 40, trials);
+  ASSERT_EQ(table.size(), 40U);
+  const auto tv = riffle_mixing(52, 40);
+  for (const auto& d : table) {
+    SCOPED_TRACE(d.shuffles);
+    // No test beats the TV bound; the chi-squared power is a power: in [alpha, 1].
+    EXPECT_LE(d.rising_sequence_test_power, d.any_test_power_bound + 1e-9);
+    EXPECT_GE(d.rising_sequence_test_power, 1e-6 - 1e-12);
+    EXPECT_LE(d.rising_sequence_test_power, 1.0);
+    EXPECT_NEAR(d.any_test_power_bound,
+                std::min(1.0, 1e-6 + 1 - std::pow(1 - tv[d.shuffles - 1].total_variation, static_cast<double>(trials))),
+                1e-9);
+  }
+  // Riffle:3-5 are glaring at any audit size; the rising-sequence test still sees 11 riffles
+  // in 100 000 shuffles, and 40 riffles are invisible to every test (bound ~ alpha).
+  for (std::uint64_t K = 1; K <= 11; ++K) EXPECT_GT(table[K - 1].rising_sequence_test_power, 0.99) << K;
+  EXPECT_LT(table[39].any_test_power_bound, 1e-5);
+  for (std::size_t i = 12; i < table.size(); ++i)
+    EXPECT_LE(table[i].rising_sequence_test_power, table[i - 1].rising_sequence_test_power + 1e-12) << i;
+}
+
+TEST(MixingDetectability, RejectsBadInputs) {
+  EXPECT_THROW((void)riffle_detectability_table(417, 5, 100), std::invalid_argument);
+  EXPECT_THROW((void)riffle_detectability_table(52, 5, 0), std::invalid_argument);
+  EXPECT_THROW((void)riffle_detectability_table(52, 5, 100, 0.0), std::invalid_argument);
+  EXPECT_THROW((void)riffle_detectability_table(52, 5, 100, 1.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fairdeck

@@ -27,6 +27,8 @@ struct riffle_options {
   double threshold = 0.5;
   bool json = false;
   std::string svg;
+  std::uint64_t trials = 0;  // 0: no detectability columns
+  double alpha = 1e-6;
   CLI::Option* n_opt = nullptr;
 };
 
@@ -119,13 +121,19 @@ int run_riffle(const riffle_options& o, CLI::App& cmd) {
   if (o.max_shuffles < 1 || o.max_shuffles > riffle_mixing_max_shuffles)
     throw usage_error(fmt::format("--max-shuffles {} is outside 1..{}", o.max_shuffles, riffle_mixing_max_shuffles));
   if (!(o.threshold > 0 && o.threshold < 1)) throw usage_error(fmt::format("--threshold {} is outside (0, 1)", o.threshold));
+  if (!(o.alpha > 0 && o.alpha < 1)) throw usage_error(fmt::format("--alpha {} is outside (0, 1)", o.alpha));
+  if (cmd.get_option("--trials")->count() && o.trials < 1) throw usage_error("--trials must be at least 1");
+  if (o.trials && n > riffle_detectability_max_cards)
+    throw usage_error(fmt::format("--trials needs at most {} cards (n = {})", riffle_detectability_max_cards, n));
 
   std::vector<riffle_distance> rows;
+  std::vector<riffle_detectability> seen;
   bool stopped = false;
   {
     progress_bar bar("exact riffle distances");
     const auto control = bar.control();
     rows = riffle_mixing(n, o.max_shuffles, control);
+    if (o.trials && !control.stopped()) seen = riffle_detectability_table(n, o.max_shuffles, o.trials, o.alpha, control);
     stopped = control.stopped();
   }
   if (stopped) fmt::print(stderr, "fairdeck: interrupted: showing K = 1..{} of {}\n", rows.size(), o.max_shuffles);
@@ -148,7 +156,7 @@ int run_riffle(const riffle_options& o, CLI::App& cmd) {
       sep_exact.push_back(r.separation_digits);
     }
     const auto k_or_null = [](std::optional<std::uint64_t> k) { return k ? nlohmann::json(*k) : nlohmann::json(nullptr); };
-    print_json({{"n", n},
+    nlohmann::json out({{"n", n},
                 {"model", "gilbert-shannon-reeds"},
                 {"max_shuffles", o.max_shuffles},
                 {"complete", !stopped},
@@ -159,13 +167,39 @@ int run_riffle(const riffle_options& o, CLI::App& cmd) {
                 {"separation_exact", sep_exact},
                 {"tv_below_threshold_at", k_or_null(tv_cut)},
                 {"separation_below_threshold_at", k_or_null(sep_cut)}});
+    if (!seen.empty()) {
+      nlohmann::json bound = nlohmann::json::array(), power = nlohmann::json::array();
+      for (const auto& d : seen) {
+        bound.push_back(d.any_test_power_bound);
+        power.push_back(d.rising_sequence_test_power);
+      }
+      out["trials"] = o.trials;
+      out["alpha"] = o.alpha;
+      out["any_test_power_bound"] = bound;
+      out["rising_sequence_test_power"] = power;
+    }
+    print_json(out);
   } else {
     fmt::print("Exact distance from uniform after K Gilbert-Shannon-Reeds riffles of {} cards\n", n);
     fmt::print("(Bayer-Diaconis rising-sequence formula in exact integer arithmetic)\n\n");
-    fmt::print("{:>4}  {:>15}  {:>12}\n", "K", "total variation", "separation");
-    for (const auto& r : rows) {
-      const auto bar = static_cast<std::size_t>(std::lround(r.total_variation * 30));
-      fmt::print("{:>4}  {:>15.6f}  {:>12.6f}  {}\n", r.shuffles, r.total_variation, r.separation, std::string(bar, '#'));
+    if (seen.empty()) {
+      fmt::print("{:>4}  {:>15}  {:>12}\n", "K", "total variation", "separation");
+      for (const auto& r : rows) {
+        const auto bar = static_cast<std::size_t>(std::lround(r.total_variation * 30));
+        fmt::print("{:>4}  {:>15.6f}  {:>12.6f}  {}\n", r.shuffles, r.total_variation, r.separation,
+                   std::string(bar, '#'));
+      }
+    } else {
+      fmt::print("Audit of {} shuffles at level {}: power of any test is at most the bound; the\n", o.trials, o.alpha);
+      fmt::print("rising-sequence chi-squared test reaches the power shown (non-central chi-squared approximation)\n\n");
+      fmt::print("{:>4}  {:>15}  {:>12}  {:>15}  {:>16}\n", "K", "total variation", "separation", "any test <=",
+                 "rising-seq power");
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        if (i < seen.size())
+          fmt::print("{:>4}  {:>15.6f}  {:>12.6f}  {:>15.6f}  {:>16.6f}\n", r.shuffles, r.total_variation, r.separation,
+                     seen[i].any_test_power_bound, seen[i].rising_sequence_test_power);
+      }
     }
     fmt::print("\n");
     const auto say = [&](const char* what, std::optional<std::uint64_t> k) {
@@ -190,6 +224,10 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--threshold", o->threshold, "Report the first K whose distance is below this, in (0, 1)")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-riffle.md)");
+  cmd->add_option("--trials", o->trials,
+                  fmt::format("Also show what an audit of this many shuffles can detect (n <= {})",
+                              riffle_detectability_max_cards));
+  cmd->add_option("--alpha", o->alpha, "Significance level for --trials")->capture_default_str();
   cmd->add_option("--svg", o->svg, "Also write the cut-off curve (both distances against K) as an SVG file");
   cmd->callback([o, cmd, &exit_code] { exit_code = run_riffle(*o, *cmd); });
 }

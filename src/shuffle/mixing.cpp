@@ -201,16 +201,36 @@ std::vector<riffle_distance> riffle_mixing(std::uint64_t n, std::uint64_t max_sh
   return rows;
 }
 
-std::vector<double> rising_sequence_distribution(std::uint64_t n, std::uint64_t shuffles) {
-  check_inputs(n, shuffles);
-  const auto eulerian = eulerian_row(n, {}, 0);
+namespace {
+std::vector<double> distribution_from_row(const std::vector<big>& eulerian, const big& n_factorial, std::uint64_t n,
+                                          std::uint64_t shuffles) {
   const riffle_terms t(n, shuffles);
-  const big den = factorial(n) * t.D;
+  const big den = n_factorial << t.log2_D;
   std::vector<double> out(n);
   big F = t.first();
   for (std::uint64_t r = 1; r <= n; ++r) {
     out[r - 1] = to_double(eulerian[r - 1] * F, den);
     t.next(F, r);
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<double> rising_sequence_distribution(std::uint64_t n, std::uint64_t shuffles) {
+  check_inputs(n, shuffles);
+  return distribution_from_row(eulerian_row(n, {}, 0), factorial(n), n, shuffles);
+}
+
+std::vector<std::vector<double>> rising_sequence_distributions(std::uint64_t n, std::uint64_t max_shuffles,
+                                                               const run_control& control) {
+  check_inputs(n, max_shuffles);
+  const auto eulerian = eulerian_row(n, control, n + max_shuffles);
+  std::vector<std::vector<double>> out;
+  if (eulerian.empty()) return out;
+  const big n_factorial = factorial(n);
+  for (std::uint64_t K = 1; K <= max_shuffles && !control.stopped(); ++K) {
+    out.push_back(distribution_from_row(eulerian, n_factorial, n, K));
+    control.progress(n + K, n + max_shuffles);
   }
   return out;
 }

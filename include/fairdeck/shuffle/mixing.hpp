@@ -40,11 +40,34 @@ struct riffle_distance {
 // K <= riffle_mixing_max_shuffles.
 [[nodiscard]] std::vector<double> rising_sequence_distribution(std::uint64_t n, std::uint64_t shuffles);
 
+// The same for K = 1..max_shuffles at once (element K-1), sharing the Eulerian numbers; stops
+// early like riffle_mixing().
+[[nodiscard]] std::vector<std::vector<double>> rising_sequence_distributions(std::uint64_t n, std::uint64_t max_shuffles,
+                                                                             const run_control& control = {});
+
 // The same under a uniform shuffle: A(n, r-1) / n!.
 [[nodiscard]] std::vector<double> uniform_rising_sequence_distribution(std::uint64_t n);
 
 // Probability that K riffles of n cards in order produce one given arrangement with r rising
 // sequences: C(2^K + n - r, n) / 2^(Kn).
 [[nodiscard]] double riffle_arrangement_probability(std::uint64_t n, std::uint64_t shuffles, std::uint64_t r);
+
+// What an audit with `trials` shuffles can see, for K = 1..max_shuffles riffles of n cards.
+struct riffle_detectability {
+  std::uint64_t shuffles = 0;
+  // Upper bound on the power of ANY level-alpha test of "uniform" that sees `trials`
+  // independent shuffles: alpha + TV(P^trials, U^trials) <= alpha + 1 - (1 - TV)^trials.
+  double any_test_power_bound = 0;
+  // Power of Pearson's chi-squared test on the number of rising sequences (bins with an
+  // expected count under 5 pooled) at level alpha: the non-central chi-squared approximation
+  // with non-centrality trials * sum (p - u)^2 / u.
+  double rising_sequence_test_power = 0;
+};
+inline constexpr std::uint64_t riffle_detectability_max_cards = 416;
+
+// Needs 1 <= n <= riffle_detectability_max_cards, trials >= 1, 0 < alpha < 1.
+[[nodiscard]] std::vector<riffle_detectability> riffle_detectability_table(std::uint64_t n, std::uint64_t max_shuffles,
+                                                                           std::uint64_t trials, double alpha = 1e-6,
+                                                                           const run_control& control = {});
 
 }  // namespace fairdeck
