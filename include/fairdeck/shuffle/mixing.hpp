@@ -15,8 +15,8 @@
 namespace fairdeck {
 
 // Largest inputs riffle_mixing() accepts: the cost grows like n^2 (Eulerian numbers of
-// n log n bits) plus max_shuffles * n big multiplications of (K n)-bit numbers; at these limits
-// it takes tens of seconds. 8 decks (416 cards), 20 riffles take well under a second.
+// n log n bits) plus, per K, a binary-split sum over (K n)-bit numbers; at both limits together
+// it takes about 4 s of CPU. 8 decks (416 cards) and 20 riffles take about 6 ms.
 inline constexpr std::uint64_t riffle_mixing_max_cards = 2080;  // 40 decks
 inline constexpr std::uint64_t riffle_mixing_max_shuffles = 200;
 
