@@ -68,8 +68,13 @@ bool deck_reader::parse_line(std::string_view line, std::vector<card_t>& order) 
   std::size_t first = 0;
   while (first < line.size() && is_separator(line[first])) ++first;
   if (first == line.size()) fail(cards_.empty() ? "empty line, expected a deck" : fmt::format("empty line, expected a deck of {} cards", cards_.size()));
-  if (format_ == deck_format::auto_detect)
-    format_ = (line[first] >= '0' && line[first] <= '9') ? deck_format::indices : deck_format::text;
+  if (format_ == deck_format::auto_detect) {  // "12" is an index, "2c" and "10d" are cards
+    std::size_t end = first;
+    while (end < line.size() && !is_separator(line[end])) ++end;
+    const auto token = line.substr(first, end - first);
+    const bool digits = std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
+    format_ = digits ? deck_format::indices : deck_format::text;
+  }
   order.clear();
   if (format_ == deck_format::indices)
     parse_indices(line, order);

@@ -5,7 +5,7 @@
 //           later line must hold exactly those cards.
 //  indices  whitespace- or comma-separated card indices, a permutation of 0..n-1 (fairdeck's
 //           encoding: suit = i / 13, rank = i % 13).
-//  auto     indices when the first deck's first token is a number, else text.
+//  auto     indices when the first deck's first token is all digits ("12"), else text ("2c").
 // Lines starting with '#' are comments; a trailing '\r' is ignored. Anything else that is
 // not a deck (including an empty line) is an error naming its line number.
 #pragma once
