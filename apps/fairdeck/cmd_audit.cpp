@@ -41,6 +41,8 @@ struct audit_options {
 // on chacha20 plus fisher-yates on every other seeded engine.
 std::vector<stats::audit_subject> subjects(const audit_options& o, std::uint64_t seed) {
   auto engine = [&](std::string_view name) {
+    if (name == "secure")
+      fmt::print(stderr, "fairdeck: note: engine secure is keyed from OS entropy: its counts cannot be reproduced\n");
     try {
       return make_engine_spec(name, name == "secure" ? std::nullopt : std::optional(seed), std::nullopt);
     } catch (const std::invalid_argument& e) {
