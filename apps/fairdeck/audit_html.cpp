@@ -94,21 +94,25 @@ std::string bars(const stats::audit_result& r, const std::string& title, auto la
     size += 1;
   }
   const double t = static_cast<double>(r.counts.trials), n = static_cast<double>(r.counts.n);
-  std::vector<double> ratio;
+  std::vector<double> ratio, noise;  // noise: 2 standard errors of the ratio for a fair shuffle
   double dev = 0.02;
   for (const auto& l : order) {
     const auto [obs, size] = cat[l];
-    ratio.push_back(t > 0 ? obs / (t * size / n) : 1);
-    dev = std::max(dev, std::abs(ratio.back() - 1));
+    const double p = size / n;
+    ratio.push_back(t > 0 ? obs / (t * p) : 1);
+    noise.push_back(t > 0 ? 2 * std::sqrt((1 - p) / (t * p)) : 0);
+    dev = std::max({dev, std::abs(ratio.back() - 1), noise.back()});
   }
   dev *= 1.1;
   const double w = 416, h = 120, bw = w / static_cast<double>(order.size()), mid = 16 + h / 2;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">\n"
-      "<text x=\"0\" y=\"11\" class=\"axis\">{2}: observed / expected (scale &#177;{3:.1f}%)</text>\n",
+      "<text x=\"0\" y=\"11\" class=\"axis\">{2}: observed/expected, &#177;{3:.1f}% (grey: fair &#177;2 SE)</text>\n",
       w + 2, h + 40, escape(title), 100 * dev);
   for (std::size_t i = 0; i < order.size(); ++i) {
-    const double y = (ratio[i] - 1) / dev * (h / 2);
+    const double y = (ratio[i] - 1) / dev * (h / 2), band = noise[i] / dev * (h / 2);
+    svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"#ddd\"/>",
+                       static_cast<double>(i) * bw, mid - band, bw, 2 * band);
     svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"><title>{}: {:.4f}</title></rect>",
                        static_cast<double>(i) * bw + 0.5, y > 0 ? mid - y : mid, std::max(bw - 1, 0.5), std::abs(y),
                        ratio[i] >= 1 ? "#b2182b" : "#2166ac", escape(order[i]), ratio[i]);

@@ -1,6 +1,7 @@
 // fairdeck audit: is a shuffle fair? Shuffles fresh decks with each algorithm x engine
 // (or reads decks from another system with --input), runs the calibrated tests of
 // fairdeck/stats and reports a verdict per pair: table, --json, --html.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -136,7 +137,9 @@ int run_audit(const audit_options& o) {
     throw usage_error(e.what());
   }
   std::uint64_t seed = o.seed;
-  if (!o.seed_opt->count()) {  // fresh, and printed so the run can be repeated
+  const bool seeded = o.engines.empty() || std::any_of(o.engines.begin(), o.engines.end(),
+                                                       [](const std::string& e) { return e != "secure"; });
+  if (!o.seed_opt->count() && seeded) {  // fresh, and printed so the run can be repeated
     os_entropy(std::as_writable_bytes(std::span(&seed, 1)));
     fmt::print(stderr, "fairdeck: note: audit seed {} (repeat with --seed {})\n", seed, seed);
   }
@@ -154,7 +157,8 @@ int run_audit(const audit_options& o) {
     results = stats::run_audit(subj, s, bar.control());
   }
   const bool interrupted = results.size() < subj.size() || (!results.empty() && !results.back().complete);
-  const audit_run_info run{seed, o.alpha, "simulation", subj.size(), interrupted};
+  const audit_run_info run{seeded ? std::optional(seed) : std::nullopt, o.alpha, "simulation", subj.size(),
+                           interrupted};
   emit(results, run, o);
   if (interrupted) return 130;
   for (std::size_t i = 0; i < results.size(); ++i)
