@@ -80,7 +80,7 @@ TEST(AuditCli, ReadsExternalDecksAndNamesBadLines) {
   EXPECT_EQ(j["audits"][0]["engine"], "stdin");
 
   const auto bad = run_cli("audit --input -", "1 2 0\n2 0 1\n2 2 1\n");
-  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("line 3: card index 2 appears twice"), std::string::npos) << bad.err;
   EXPECT_EQ(bad.out, "");
 

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -109,7 +110,11 @@ int run_input_audit(const audit_options& o) {
   std::vector<stats::audit_result> results;
   {
     progress_bar bar("reading decks");
-    results.push_back(stats::audit_stream(in, s, bar.control()));
+    try {
+      results.push_back(stats::audit_stream(in, s, bar.control()));
+    } catch (const stats::deck_input_error& e) {
+      throw std::runtime_error(e.what());  // bad data, not bad usage: exit 1
+    }
   }
   const audit_run_info run{std::nullopt, o.alpha, "input", 1, !results.front().complete};
   emit(results, run, o);
