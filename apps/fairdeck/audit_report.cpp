@@ -130,6 +130,7 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
         {"alpha", d.alpha},
         {"threshold", d.threshold},
         {"tests_run", d.tests_run},
+        {"conclusive", d.tests_run > 0},  // false: nothing could be tested (e.g. interrupted at once)
         {"worst_p_value", d.worst_p ? nlohmann::json(*d.worst_p) : nlohmann::json(nullptr)},
         {"worst_test", d.worst_test},
         {"effect_size",
