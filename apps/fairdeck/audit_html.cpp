@@ -172,12 +172,8 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
                        r.decision.biased ? "BIASED" : "fair", escape(plain_verdict(r)));
     out << "<div class=\"grid\"><figure>" << heat_map(r) << "</figure><figure>";
     out << bars(r, "first card", [&](card_t c) { return format_card(c, r.deck); });
-    out << bars(r, "first suit", [&](card_t c) {
-      return is_joker(c, r.deck) ? std::string("joker") : std::string(1, "cdhs"[suit_of(c)]);
-    });
-    out << bars(r, "first rank", [&](card_t c) {
-      return is_joker(c, r.deck) ? std::string("joker") : std::string(1, "A23456789TJQK"[rank_of(c)]);
-    });
+    out << bars(r, "first suit", [&](card_t c) { return suit_label(c, r.deck); });
+    out << bars(r, "first rank", [&](card_t c) { return rank_label(c, r.deck); });
     out << "</figure></div>\n" << test_table(r);
   }
   out << "<p><small>Heat map: row = position from the top, column = card in factory order; white = exactly 1/n of "

@@ -43,6 +43,14 @@ std::string format_p(std::optional<double> p) {
   return fmt::format("{:.2g}", *p);
 }
 
+std::string suit_label(card_t c, const deck_spec& deck) {
+  return is_joker(c, deck) ? std::string("joker") : std::string(1, "cdhs"[suit_of(c)]);
+}
+
+std::string rank_label(card_t c, const deck_spec& deck) {
+  return is_joker(c, deck) ? std::string("joker") : std::string(1, "A23456789TJQK"[rank_of(c)]);
+}
+
 std::string p_phrase(std::optional<double> p) {
   const std::string f = format_p(p);
   return f.front() == '<' ? fmt::format("p < {}", f.substr(1)) : fmt::format("p = {}", f);
@@ -145,12 +153,8 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
         {"tests", std::move(tests)},
         {"cards", std::move(cards)},
         {"first_card", first_position_json(r, [&](card_t c) { return format_card(c, r.deck); })},
-        {"first_suit", first_position_json(r, [&](card_t c) {
-           return is_joker(c, r.deck) ? std::string("joker") : std::string(1, "cdhs"[suit_of(c)]);
-         })},
-        {"first_rank", first_position_json(r, [&](card_t c) {
-           return is_joker(c, r.deck) ? std::string("joker") : std::string(1, "A23456789TJQK"[rank_of(c)]);
-         })},
+        {"first_suit", first_position_json(r, [&](card_t c) { return suit_label(c, r.deck); })},
+        {"first_rank", first_position_json(r, [&](card_t c) { return rank_label(c, r.deck); })},
         {"successions", r.counts.successions},
         {"position_card", std::move(matrix)},
     };

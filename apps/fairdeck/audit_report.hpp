@@ -23,6 +23,9 @@ struct audit_run_info {
 };
 
 [[nodiscard]] std::string format_p(std::optional<double> p);
+// Category labels for the first-suit/first-rank tallies: "c".."s", "A".."K", or "joker".
+[[nodiscard]] std::string suit_label(card_t c, const deck_spec& deck);
+[[nodiscard]] std::string rank_label(card_t c, const deck_spec& deck);
 // "p = 0.031" or "p < 1e-300".
 [[nodiscard]] std::string p_phrase(std::optional<double> p);
 // "card 7c at position 3" style description of the effect-size cell.
