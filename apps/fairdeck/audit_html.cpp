@@ -167,8 +167,10 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
                        100 * r.effect.max_deviation, 100 * r.effect.lower, 100 * r.effect.upper, r.counts.trials);
   out << "</table>\n";
   for (const auto& r : results) {
-    out << fmt::format("<h2>{} with {}: <span class=\"{}\">{}</span></h2>\n<p class=\"verdict\">{}</p>\n",
-                       escape(r.algorithm), escape(r.engine), r.decision.biased ? "biased" : "fair",
+    const std::string subject = run.source == "input" ? fmt::format("decks from {}", r.engine)
+                                                      : fmt::format("{} with {}", r.algorithm, r.engine);
+    out << fmt::format("<h2>{}: <span class=\"{}\">{}</span></h2>\n<p class=\"verdict\">{}</p>\n",
+                       escape(subject), r.decision.biased ? "biased" : "fair",
                        r.decision.biased ? "BIASED" : "fair", escape(plain_verdict(r)));
     out << "<div class=\"grid\"><figure>" << heat_map(r) << "</figure><figure>";
     out << bars(r, "first card", [&](card_t c) { return format_card(c, r.deck); });

@@ -94,13 +94,13 @@ void print_audit_table(const std::vector<stats::audit_result>& results, const au
     fmt::print("fairdeck audit: {} cards, {}alpha {:g} per pair (Bonferroni over its tests)\n", r0.counts.n,
                run.seed ? fmt::format("seed {}, ", *run.seed) : std::string(), run.alpha);
   }
-  fmt::print("{:<16} {:<14} {:<7} {:>9}  {:<14} {:>22}  {:>12}\n", "algorithm", "engine", "verdict", "worst p", "(test)",
+  fmt::print("{:<16} {:<14} {:<7} {:>9}  {:<14} {:>26}  {:>12}\n", "algorithm", "engine", "verdict", "worst p", "(test)",
              "effect (95% bounds)", "deals");
   for (const auto& r : results) {
     const auto& d = r.decision;
     const std::string effect = fmt::format("{} [{}, {}]", percent(r.effect.max_deviation), percent(r.effect.lower),
                                            percent(r.effect.upper));
-    fmt::print("{:<16} {:<14} {:<7} {:>9}  {:<14} {:>22}  {:>12}{}\n", r.algorithm, r.engine,
+    fmt::print("{:<16} {:<14} {:<7} {:>9}  {:<14} {:>26}  {:>12}{}\n", r.algorithm, r.engine,
                d.tests_run == 0 ? "n/a" : d.biased ? "BIASED" : "fair", format_p(d.worst_p), d.worst_test, effect,
                r.counts.trials, r.complete ? "" : " (partial)");
   }
