@@ -79,11 +79,20 @@ chunk_counter::chunk_counter(std::size_t n)
 
 void chunk_counter::add(std::span<const card_t> deck) noexcept {
   ++trials_;
+  // One scalar pass: the deck was just written by 16-bit stores, and a separate (vectorised)
+  // successions loop would reload it with wide loads that stall on store forwarding.
   std::uint32_t* row = position_card_.data();
-  std::uint64_t succ = 0;
   const std::size_t n = n_;
-  for (std::size_t p = 0; p < n; ++p, row += n) ++row[deck[p]];
-  for (std::size_t p = 0; p + 1 < n; ++p) succ += deck[p + 1] == deck[p] + 1;
+  std::uint32_t prev = deck[0];
+  ++row[prev];
+  std::uint64_t succ = 0;
+  for (std::size_t p = 1; p < n; ++p) {
+    row += n;
+    const std::uint32_t card = deck[p];
+    ++row[card];
+    succ += card == prev + 1;
+    prev = card;
+  }
   successions_ += succ;
   if (!orders_.empty()) ++orders_[order_rank(deck)];
   const std::size_t top = group_of_[deck[0]];
