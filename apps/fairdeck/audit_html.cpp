@@ -117,8 +117,9 @@ std::string bars(const stats::audit_result& r, const std::string& title, auto la
                        static_cast<double>(i) * bw + 0.5, y > 0 ? mid - y : mid, std::max(bw - 1, 0.5), std::abs(y),
                        ratio[i] >= 1 ? "#b2182b" : "#2166ac", escape(order[i]), ratio[i]);
     if (order.size() <= 16 || i % 13 == 0)
-      svg += fmt::format("<text x=\"{:.2f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
-                         (static_cast<double>(i) + 0.5) * bw, h + 32, escape(order[i]));
+      svg += fmt::format("<text x=\"{:.2f}\" y=\"{}\" class=\"tick\" text-anchor=\"{}\">{}</text>",
+                         i == 0 && order.size() > 16 ? 0.0 : (static_cast<double>(i) + 0.5) * bw, h + 32,
+                         i == 0 && order.size() > 16 ? "start" : "middle", escape(order[i]));
     svg += '\n';
   }
   svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n</svg>\n", w, mid, mid);
