@@ -62,12 +62,13 @@ std::vector<stats::audit_subject> subjects(const audit_options& o, std::uint64_t
   std::vector<stats::audit_subject> out;
   if (algos.empty() && o.engines.empty()) {
     for (const auto& a : default_audit_algorithms()) out.push_back({a, engine("chacha20")});
+    const shuffle_spec fisher_yates_spec{};  // default-constructed spec is fisher-yates
     for (const auto& e : engine_catalog())
-      if (e.id != engine_id::secure && e.id != engine_id::chacha20)
-        out.push_back({{shuffle_kind::fisher_yates, 0}, engine(e.name)});
+      if (e.id != engine_id::secure && e.id != engine_id::chacha20 && !e.legacy)  // legacy: ask with --engine
+        out.push_back({fisher_yates_spec, engine(e.name)});
     return out;
   }
-  if (algos.empty()) algos.push_back({shuffle_kind::fisher_yates, 0});
+  if (algos.empty()) algos.emplace_back();  // fisher-yates
   std::vector<std::string> engines = o.engines;
   if (engines.empty()) engines.emplace_back("chacha20");
   for (const auto& a : algos)
