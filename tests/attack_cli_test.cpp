@@ -44,14 +44,14 @@ TEST(AttackCli, HoldemSeatShowsEveryHand) {
   const auto dealt = run_cli("shuffle --engine msvc-rand --seed 777 --algorithm naive");
   ASSERT_EQ(dealt.exit_code, 0) << dealt.err;
   const auto d = words(dealt.out);
-  // 6 players: seat 2's hole cards are positions 2 and 8; the flop is 13, 14, 15 (burn at 12).
-  const std::string args = "attack --engine msvc-rand --algorithm naive --seeds 0..5000 --players 6 --seat 2 --hole \"" +
+  // 6 players: seat 3 (third to receive a card) has hole cards at positions 2 and 8; the flop is 13, 14, 15 (burn at 12).
+  const std::string args = "attack --engine msvc-rand --algorithm naive --seeds 0..5000 --players 6 --seat 3 --hole \"" +
                            d[2] + " " + d[8] + "\" --flop \"" + d[13] + " " + d[14] + " " + d[15] + "\"";
   const auto r = run_cli(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("seed 777"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("seat  0: " + d[0] + " " + d[6]), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("seat  5: " + d[5] + " " + d[11]), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Seat  1: " + d[0] + " " + d[6]), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Seat  6: " + d[5] + " " + d[11]), std::string::npos) << r.out;
   const auto js = run_cli(args + " --json");
   const auto j = nlohmann::json::parse(js.out);
   EXPECT_EQ(j["hands"][0]["seats"][4][0], d[4]);
@@ -76,7 +76,7 @@ TEST(AttackCli, BadInputExitsTwoWithAReason) {
       {"attack --seeds 0..10", "at least one known card"},
       {"attack --known 0=Ah --seeds 10..0", "empty"},
       {"attack --known 0=Ah --seeds all32 --engine dotnet", "2^31"},
-      {"attack --players 6 --seat 6 --hole \"Ah Kd\" --seeds 0..10", "seat 6"},
+      {"attack --players 6 --seat 7 --hole \"Ah Kd\" --seeds 0..10", "seat 7"}, {"attack --players 6 --seat 0 --hole \"Ah Kd\" --seeds 0..10", "seat 0"},
       {"attack --players 30 --hole \"Ah Kd\" --seeds 0..10", "--players"},
       {"attack --players 6 --hole \"Ah\" --seeds 0..10", "2 card"},
       {"attack --hole \"Ah Kd\" --seeds 0..10", "--players"},

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "card_output.hpp"
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/attack.hpp"
@@ -82,12 +83,13 @@ std::vector<known_card> collect_known(const attack_options& o) {
     if (!o.players_opt->count()) throw usage_error("--hole/--flop/--turn/--river need --players P");
     const holdem_layout at{o.players};
     if (!o.hole.empty()) {
-      if (o.seat >= o.players)
-        throw usage_error(fmt::format("--seat {} does not exist at a {}-player table (seats 0..{})", o.seat, o.players,
-                                      o.players - 1));
       const auto h = parse_list(o.hole, "--hole", 2);
-      known.push_back({at.hole(o.seat, 0), h[0]});
-      known.push_back({at.hole(o.seat, 1), h[1]});
+      if (!o.seat_opt->count()) throw usage_error("--hole needs --seat S (1..P, as 'deal holdem' numbers seats)");
+      if (o.seat < 1 || o.seat > o.players)
+        throw usage_error(fmt::format("--seat {} does not exist at a {}-player table (seats 1..{})", o.seat, o.players,
+                                      o.players));
+      known.push_back({at.hole(o.seat - 1, 0), h[0]});
+      known.push_back({at.hole(o.seat - 1, 1), h[1]});
     }
     if (!o.flop.empty()) {
       const auto f = parse_list(o.flop, "--flop", 3);
@@ -116,16 +118,6 @@ std::uint64_t parse_time_of_day(const std::string& text) {
 
 std::string time_of_day(std::uint64_t ms) {
   return fmt::format("{:02}:{:02}:{:02}.{:03}", ms / 3'600'000, ms / 60'000 % 60, ms / 1000 % 60, ms % 1000);
-}
-
-nlohmann::json hands_json(const std::vector<card_t>& deck, unsigned players, format_options fo) {
-  const holdem_deal d = deal_holdem(deck, players);
-  nlohmann::json seats = nlohmann::json::array();
-  for (const auto& h : d.hole) seats.push_back({format_card(h[0], {}, fo), format_card(h[1], {}, fo)});
-  return {{"seats", seats},
-          {"flop", {format_card(d.flop[0], {}, fo), format_card(d.flop[1], {}, fo), format_card(d.flop[2], {}, fo)}},
-          {"turn", format_card(d.turn, {}, fo)},
-          {"river", format_card(d.river, {}, fo)}};
 }
 
 int run_attack_cmd(const attack_options& o) {
@@ -174,10 +166,8 @@ int run_attack_cmd(const attack_options& o) {
     nlohmann::json decks = nlohmann::json::array(), hands = nlohmann::json::array();
     for (std::uint64_t s : r.seeds) {
       const auto deck = deck_for_seed(spec.engine, spec.algorithm, s);
-      nlohmann::json cards = nlohmann::json::array();
-      for (card_t c : deck) cards.push_back(format_card(c, {}, fo));
-      decks.push_back(cards);
-      if (players) hands.push_back(hands_json(deck, players, fo));
+      decks.push_back(cards_json(deck, {}, fo));
+      if (players) hands.push_back(holdem_json(deal_holdem(deck, players), {}, fo));
     }
     nlohmann::json j{{"engine", {{"name", info(spec.engine).name}, {"secure", false}, {"seed_bits", info(spec.engine).seed_bits}}},
                      {"algorithm", info(spec.algorithm).name},
@@ -216,13 +206,7 @@ int run_attack_cmd(const attack_options& o) {
       const auto deck = deck_for_seed(spec.engine, spec.algorithm, s);
       fmt::print("\nseed {}{}\n  deck: {}\n", s, day_seeds ? fmt::format(" (Randomize at {})", time_of_day(s)) : "",
                  format_cards(deck, {}, fo));
-      if (players) {
-        const holdem_deal d = deal_holdem(deck, players);
-        for (unsigned p = 0; p < players; ++p)
-          fmt::print("  seat {:>2}: {} {}\n", p, format_card(d.hole[p][0], {}, fo), format_card(d.hole[p][1], {}, fo));
-        fmt::print("  board: {} {} {} | {} | {}\n", format_card(d.flop[0], {}, fo), format_card(d.flop[1], {}, fo),
-                   format_card(d.flop[2], {}, fo), format_card(d.turn, {}, fo), format_card(d.river, {}, fo));
-      }
+      if (players) print_holdem(deal_holdem(deck, players), {}, fo, 2);
     }
   }
   return r.complete ? 0 : 130;
@@ -243,7 +227,7 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--window", o->window, "Seconds either side of --around")->capture_default_str();
   cmd->add_option("--known", o->known, "Known cards by deck position: 0=Ah,1=Kd,20=7c (0 = top card)");
   o->players_opt = cmd->add_option("--players", o->players, "Hold'em players at the table (2..22); also prints every hand");
-  o->seat_opt = cmd->add_option("--seat", o->seat, "Your seat (0 = first to receive a card)");
+  o->seat_opt = cmd->add_option("--seat", o->seat, "Your seat (1 = first to receive a card, as 'deal holdem' prints)");
   cmd->add_option("--hole", o->hole, "Your two hole cards, e.g. \"Ah Kd\"");
   cmd->add_option("--flop", o->flop, "The three flop cards");
   cmd->add_option("--turn", o->turn, "The turn card");

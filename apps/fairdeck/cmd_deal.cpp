@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "card_output.hpp"
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "options.hpp"
@@ -21,12 +22,6 @@ struct deal_options {
   bool unicode = false;
   bool json = false;
 };
-
-nlohmann::json names(std::span<const card_t> cards, const deck_spec& spec, bool unicode) {
-  nlohmann::json out = nlohmann::json::array();
-  for (card_t c : cards) out.push_back(format_card(c, spec, {unicode}));
-  return out;
-}
 
 int run_deal(const deal_options& o) {
   const deck_spec spec = o.deck.spec();
@@ -55,24 +50,18 @@ int run_deal(const deal_options& o) {
   if (holdem) {
     const auto d = deal_holdem(deck, o.players);
     if (o.json) {
-      nlohmann::json seats = nlohmann::json::array();
-      for (const auto& h : d.hole) seats.push_back(names(h, spec, o.unicode));
-      j.update({{"game", "holdem"}, {"players", o.players}, {"seats", seats}, {"burns", names(d.burns, spec, o.unicode)},
-                {"flop", names(d.flop, spec, o.unicode)}, {"turn", format_card(d.turn, spec, fo)},
-                {"river", format_card(d.river, spec, fo)}});
+      j.update({{"game", "holdem"}, {"players", o.players}});
+      j.update(holdem_json(d, spec, fo));
       print_json(j);
       return 0;
     }
-    for (unsigned s = 0; s < o.players; ++s) fmt::print("Seat {:>2}: {}\n", s + 1, format_cards(d.hole[s], spec, fo));
-    fmt::print("Flop:    {}   (burn {})\n", format_cards(d.flop, spec, fo), format_card(d.burns[0], spec, fo));
-    fmt::print("Turn:    {}   (burn {})\n", format_card(d.turn, spec, fo), format_card(d.burns[1], spec, fo));
-    fmt::print("River:   {}   (burn {})\n", format_card(d.river, spec, fo), format_card(d.burns[2], spec, fo));
+    print_holdem(d, spec, fo);
     return 0;
   }
   const auto hands = deal_hands(deck, o.hands, o.cards);
   if (o.json) {
     nlohmann::json hs = nlohmann::json::array();
-    for (const auto& h : hands) hs.push_back(names(h, spec, o.unicode));
+    for (const auto& h : hands) hs.push_back(cards_json(h, spec, fo));
     j.update({{"hands", hs}, {"cards_per_hand", o.cards}});
     print_json(j);
     return 0;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "card_output.hpp"
 #include "command.hpp"
 #include "fairdeck/poker/equity.hpp"
 #include "fairdeck/poker/odds.hpp"
@@ -55,12 +56,6 @@ share_interval equity_interval(const fp::player_tally& t, std::uint64_t n) {
   const double var = std::max(0.0, static_cast<double>(t.share_sq) / (u * u) / dn - mean * mean);
   const double half = 1.959963984540054 * std::sqrt(var / dn);
   return {std::max(0.0, mean - half), std::min(1.0, mean + half)};
-}
-
-nlohmann::json card_names(std::span<const card_t> cards) {
-  nlohmann::json a = nlohmann::json::array();
-  for (card_t c : cards) a.push_back(format_card(c, {}));
-  return a;
 }
 
 int run_equity(const equity_options& o) {
@@ -131,8 +126,8 @@ int run_equity(const equity_options& o) {
       }
       players.push_back(pj);
     }
-    nlohmann::json j{{"method", exact ? "exact" : "monte_carlo"}, {"board", card_names(in.board)},
-                     {"dead", card_names(in.dead)},              {"outcomes", r.outcomes},
+    nlohmann::json j{{"method", exact ? "exact" : "monte_carlo"}, {"board", cards_json(in.board)},
+                     {"dead", cards_json(in.dead)},              {"outcomes", r.outcomes},
                      {"complete", r.complete},                   {"players", players}};
     if (exact) j["assignments"] = r.assignments;
     else j["trials"] = r.outcomes, j["engine"] = engine_json(*eng);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "card_output.hpp"
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/provably_fair.hpp"
@@ -42,11 +43,6 @@ fair::server_seed load_seed(const std::string& path) {
   return seed;
 }
 
-nlohmann::json names(std::span<const card_t> cards, const deck_spec& spec, bool unicode) {
-  nlohmann::json out = nlohmann::json::array();
-  for (card_t c : cards) out.push_back(format_card(c, spec, {unicode}));
-  return out;
-}
 
 int run_commit(const fair_options& o) {
   if (o.out == "-") throw usage_error("--out - would print the secret seed: give a file name");
@@ -87,14 +83,10 @@ int run_deal(const fair_options& o) {
     // The nonce is a string: it is the exact text hashed, and exact beyond 2^53.
     nlohmann::json j{{"commitment", commitment}, {"client_seed", o.client_seed}, {"nonce", std::to_string(nonce)},
                      {"decks", spec.decks},      {"jokers", spec.jokers},         {"n", deck.size()},
-                     {"cards", names(deck, spec, o.unicode)}};
+                     {"cards", cards_json(deck, spec, fo)}};
     if (holdem) {
-      const auto d = deal_holdem(deck, o.players);
-      nlohmann::json seats = nlohmann::json::array();
-      for (const auto& h : d.hole) seats.push_back(names(h, spec, o.unicode));
-      j.update({{"game", "holdem"}, {"players", o.players}, {"seats", seats}, {"burns", names(d.burns, spec, o.unicode)},
-                {"flop", names(d.flop, spec, o.unicode)}, {"turn", format_card(d.turn, spec, fo)},
-                {"river", format_card(d.river, spec, fo)}});
+      j.update({{"game", "holdem"}, {"players", o.players}});
+      j.update(holdem_json(deal_holdem(deck, o.players), spec, fo));
     }
     print_json(j);
     return 0;
@@ -102,11 +94,7 @@ int run_deal(const fair_options& o) {
   fmt::print("Commitment:  {}\nClient seed: {}\nNonce:       {}\nDeck:        {}\n", commitment, o.client_seed, nonce,
              format_cards(deck, spec, fo));
   if (holdem) {
-    const auto d = deal_holdem(deck, o.players);
-    for (unsigned s = 0; s < o.players; ++s) fmt::print("Seat {:>2}: {}\n", s + 1, format_cards(d.hole[s], spec, fo));
-    fmt::print("Flop:    {}   (burn {})\n", format_cards(d.flop, spec, fo), format_card(d.burns[0], spec, fo));
-    fmt::print("Turn:    {}   (burn {})\n", format_card(d.turn, spec, fo), format_card(d.burns[1], spec, fo));
-    fmt::print("River:   {}   (burn {})\n", format_card(d.river, spec, fo), format_card(d.burns[2], spec, fo));
+    print_holdem(deal_holdem(deck, o.players), spec, fo);
   }
   return 0;
 }

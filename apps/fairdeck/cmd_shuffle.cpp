@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "card_output.hpp"
 #include "command.hpp"
 #include "options.hpp"
 
@@ -28,10 +29,8 @@ int run_shuffle(const shuffle_options& o) {
     fmt::print(stderr, "fairdeck: warning: algorithm {} is biased; use it only to study bias\n", algo.name());
 
   if (o.json) {
-    nlohmann::json cards = nlohmann::json::array();
-    for (card_t c : deck) cards.push_back(format_card(c, spec, {o.unicode}));
     print_json({{"decks", spec.decks}, {"jokers", spec.jokers}, {"n", deck.size()}, {"algorithm", algo.name()},
-                {"fair", algo.fair()}, {"engine", engine_json(eng)}, {"cards", cards}, {"indices", deck}});
+                {"fair", algo.fair()}, {"engine", engine_json(eng)}, {"cards", cards_json(deck, spec, {o.unicode})}, {"indices", deck}});
   } else if (o.indices) {
     fmt::print("{}\n", fmt::join(deck, " "));
   } else {
