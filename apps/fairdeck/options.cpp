@@ -73,7 +73,9 @@ void add_algorithm_option(CLI::App& cmd, algorithm_options& o) {
   std::string names;
   for (const auto& a : shuffle_catalog())
     names += fmt::format("{}{}{}", names.empty() ? "" : ", ", a.name, a.takes_param ? "[:K]" : "");
-  cmd.add_option("--algorithm", o.algorithm, fmt::format("Shuffle algorithm: {}", names))->capture_default_str();
+  cmd.add_option("--algorithm", o.algorithm,
+                 fmt::format("Shuffle algorithm: {}; compose with '+', e.g. riffle:3+cut", names))
+      ->capture_default_str();
 }
 
 nlohmann::json engine_json(const engine_spec& spec) {
