@@ -210,7 +210,7 @@ TEST(BatchedExact, PartialShuffleEveryDealEquallyOften) {
         plan.push_back(sizes);
         p += k;
       }
-      if (plan.size() > 3) continue;  // keep the enumeration small
+      if (plan.size() > 2) continue;  // keep the enumeration small (3-batch plans: FisherYates test)
       std::uint64_t accepted = 0;
       const auto counts = enumerate_orders<W>(
           plan.size(),
@@ -335,4 +335,33 @@ TEST(BatchedPaths, LegacyAndNarrowEnginesKeepOneDrawPerIndex) {
   fairdeck::xoshiro256pp y(1);
   fb::fisher_yates<64>(b.begin(), 52, fb::engine_words<fairdeck::xoshiro256pp>{y});
   EXPECT_EQ(a, b);  // the 64-bit fast path is exactly the proved template at W = 64
+}
+
+TEST(BatchedExact, InsideOutCopyEveryOrderEquallyOften) {
+  // The one-pass copy+shuffle huge_shuffle uses for its buckets; W = 6 words.
+  constexpr unsigned W = 6;
+  for (std::uint64_t m = 1; m <= 6; ++m) {
+    std::vector<std::vector<std::uint64_t>> plan;
+    for (std::uint64_t i = 1; i < m;) {
+      const std::uint64_t top = std::min<std::uint64_t>(m, i + fb::max_batch);
+      const unsigned k = std::min<std::uint64_t>(fb::batch_size<W>(top), m - i);
+      std::vector<std::uint64_t> sizes;
+      for (unsigned j = 0; j < k; ++j) sizes.push_back(i + 1 + j);
+      plan.push_back(sizes);
+      i += k;
+    }
+    ASSERT_LE(plan.size(), 3u);
+    std::uint64_t accepted = 0;
+    const auto counts = enumerate_orders<W>(
+        plan.size(),
+        [m](scripted_words& src) {
+          std::vector<int> in(m), out(m, -1);
+          std::iota(in.begin(), in.end(), 0);
+          fb::inside_out_copy<W>(in.data(), out.data(), m, src);
+          return out;
+        },
+        accepted);
+    ASSERT_EQ(counts.size(), factorial(m)) << m;
+    for (const auto& [order, c] : counts) ASSERT_EQ(c, accepted / factorial(m));
+  }
 }

@@ -15,6 +15,7 @@
 // narrow scripted engine through the very code the 64-bit engines run.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
@@ -149,6 +150,39 @@ void fisher_yates(It first, std::uint64_t n, Next&& next) {
     for (unsigned j = 0; j < k; ++j)
       std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i - 1 - j), first + static_cast<std::ptrdiff_t>(dice[j]));
     i -= k;
+  }
+}
+
+// "Inside-out" Fisher–Yates (Durstenfeld's variant that shuffles while copying, Knuth
+// TAOCP 3.4.2): dst[0..m) receives src[0..m) in uniformly random order; element i takes a
+// die of size i+1. One pass instead of copy-then-shuffle. src and dst must not overlap.
+template <unsigned W, class T, class Next>
+void inside_out_copy(const T* src, T* dst, std::uint64_t m, Next&& next) {
+  std::array<std::uint64_t, max_batch> sizes{}, dice{};
+  std::uint64_t i = 0;
+  if (m > 0) dst[0] = src[0];  // die of size 1
+  i = 1;
+  while (i < m) {
+    const std::uint64_t top = std::min(m, i + max_batch);  // sizes i+1 .. top
+    if constexpr (W < 64) {
+      if (top > word_mask<W>) {
+        wide_die_engine<W, std::remove_reference_t<Next>> e{&next};
+        const std::uint64_t j = uniform_below(e, i + 1);
+        dst[i] = dst[j];
+        dst[j] = src[i];
+        ++i;
+        continue;
+      }
+    }
+    unsigned k = batch_size<W>(top);
+    if (k > m - i) k = static_cast<unsigned>(m - i);
+    std::uint64_t product = 1;
+    for (unsigned j = 0; j < k; ++j) product *= (sizes[j] = i + 1 + j);
+    roll_dice<W>(next, sizes.data(), k, product, dice.data());
+    for (unsigned j = 0; j < k; ++j, ++i) {
+      dst[i] = dst[dice[j]];
+      dst[dice[j]] = src[i];
+    }
   }
 }
 
