@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,30 @@ bool register_command(int order, setup_fn setup) {
   return true;
 }
 
+namespace {
+
+// CLI11 reads unsigned options with strtoull(base 0): "-1" wraps to 2^64-1, overflow
+// clamps, "010" is octal. fairdeck wants plain decimal or a clear error, for every
+// unsigned option of every subcommand (present and future), so the check is added here.
+std::string strict_decimal(std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return "'" + text + "' is not a non-negative decimal integer";
+  const std::string max = "18446744073709551615";
+  const auto digits = text.find_first_not_of('0') == std::string::npos ? std::string("0") : text.substr(text.find_first_not_of('0'));
+  if (digits.size() > max.size() || (digits.size() == max.size() && digits > max))
+    return "'" + text + "' is larger than 2^64-1";
+  text = digits;  // no octal surprises for leading zeros
+  return {};
+}
+
+void add_strict_unsigned_checks(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_type_name() == "UINT") opt->transform(CLI::Validator(strict_decimal, "", "decimal"));
+  for (CLI::App* sub : app.get_subcommands({})) add_strict_unsigned_checks(*sub);
+}
+
+}  // namespace
+
 }  // namespace fairdeck::cli
 
 int main(int argc, char** argv) {
@@ -31,6 +56,7 @@ int main(int argc, char** argv) {
   auto& list = commands();
   std::ranges::sort(list, {}, &command_entry::order);
   for (const auto& c : list) c.setup(app, exit_code);
+  add_strict_unsigned_checks(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

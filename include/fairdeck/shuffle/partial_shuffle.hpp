@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <ranges>
@@ -12,6 +13,18 @@
 #include "fairdeck/random/bounded.hpp"
 
 namespace fairdeck {
+
+// The dealt prefix [first, first + k). A minimal view (not std::ranges::subrange, which
+// clang 14 cannot instantiate with libstdc++ 12).
+template <std::random_access_iterator It>
+struct dealt_cards {
+  It first;
+  It last;
+  [[nodiscard]] It begin() const { return first; }
+  [[nodiscard]] It end() const { return last; }
+  [[nodiscard]] std::size_t size() const { return static_cast<std::size_t>(last - first); }
+  [[nodiscard]] decltype(auto) operator[](std::size_t i) const { return first[static_cast<std::ptrdiff_t>(i)]; }
+};
 
 // Forward Fisher–Yates stopped after k steps: for i = 0..k-1 swap r[i] with
 // r[i + uniform_below(n - i)]. Afterwards r[0..k) is a uniformly random k-permutation of
@@ -36,7 +49,7 @@ auto partial_shuffle(R&& r, std::uint64_t k, E& engine) {
     const auto j = i + draw_below(engine, n - i);
     std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i), first + static_cast<std::ptrdiff_t>(j));
   }
-  return std::ranges::subrange(first, first + static_cast<std::ptrdiff_t>(k));
+  return dealt_cards<decltype(first)>{first, first + static_cast<std::ptrdiff_t>(k)};
 }
 
 }  // namespace fairdeck

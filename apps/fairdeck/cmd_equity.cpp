@@ -1,0 +1,183 @@
+// fairdeck equity: hold'em win/tie/equity for 2..10 hands or ranges, exact when feasible.
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "fairdeck/poker/equity.hpp"
+#include "fairdeck/poker/odds.hpp"
+#include "options.hpp"
+#include "progress.hpp"
+
+namespace fairdeck::cli {
+namespace {
+
+namespace fp = fairdeck::poker;
+
+// Exact runs are chosen automatically up to this many hand evaluations (about a second on
+// two cores); --exact allows up to the hard limit.
+constexpr double auto_exact_work = 4e8;
+constexpr double max_exact_work = 1e12;
+
+struct equity_options {
+  engine_options engine;
+  std::vector<std::string> hands;
+  std::string board;
+  std::string dead;
+  std::uint64_t trials = 1'000'000;
+  unsigned threads = 0;
+  bool exact = false;
+  bool json = false;
+  CLI::Option* trials_opt = nullptr;
+};
+
+std::vector<card_t> known_cards(const std::string& text, std::string_view what) {
+  try {
+    return fp::parse_card_run(text);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(fmt::format("{}: {}", what, e.what()));
+  }
+}
+
+struct share_interval {
+  double low, high;
+};
+
+// Normal-approximation 95% interval for a mean pot share (shares lie in [0, 1]).
+share_interval equity_interval(const fp::player_tally& t, std::uint64_t n) {
+  if (n == 0) return {0, 1};
+  const double u = static_cast<double>(fp::pot_units), dn = static_cast<double>(n);
+  const double mean = static_cast<double>(t.share) / u / dn;
+  const double var = std::max(0.0, static_cast<double>(t.share_sq) / (u * u) / dn - mean * mean);
+  const double half = 1.959963984540054 * std::sqrt(var / dn);
+  return {std::max(0.0, mean - half), std::min(1.0, mean + half)};
+}
+
+nlohmann::json card_names(std::span<const card_t> cards) {
+  nlohmann::json a = nlohmann::json::array();
+  for (card_t c : cards) a.push_back(format_card(c, {}));
+  return a;
+}
+
+int run_equity(const equity_options& o) {
+  if (o.hands.size() < fp::equity_min_players || o.hands.size() > fp::equity_max_players)
+    throw usage_error(fmt::format("equity needs {} to {} hands or ranges, got {}", fp::equity_min_players,
+                                  fp::equity_max_players, o.hands.size()));
+  if (o.exact && o.trials_opt->count()) throw usage_error("--exact and --trials exclude each other");
+  if (o.trials_opt->count() && o.trials == 0) throw usage_error("--trials must be at least 1");
+  fp::equity_input in;
+  for (std::size_t p = 0; p < o.hands.size(); ++p) {
+    try {
+      in.ranges.push_back(fp::parse_range(o.hands[p]));
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(fmt::format("player {}: {}", p + 1, e.what()));
+    }
+  }
+  in.board = known_cards(o.board, "--board");
+  in.dead = known_cards(o.dead, "--dead");
+  try {
+    in = fp::prepared(std::move(in));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  const double work = fp::exact_equity_work(in);
+  if (o.exact && work > max_exact_work)
+    throw usage_error(fmt::format("exact enumeration would need about {:.2g} hand evaluations (limit {:.0g}); "
+                                  "drop --exact to use Monte Carlo",
+                                  work, max_exact_work));
+  const bool exact = o.exact || (!o.trials_opt->count() && work <= auto_exact_work);
+
+  const auto start = std::chrono::steady_clock::now();
+  fp::equity_result r;
+  std::optional<engine_spec> eng;
+  {
+    progress_bar bar(exact ? "enumerating" : "dealing");
+    const run_control rc = bar.control();
+    if (exact) {
+      try {
+        r = fp::exact_equity(in, o.threads, rc);
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+      }
+    } else {
+      eng = o.engine.resolve();
+      r = fp::sample_equity(in, o.trials, *eng, o.threads, rc);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!r.complete) fmt::print(stderr, "fairdeck: interrupted; results cover {} outcomes only\n", r.outcomes);
+  const double n = static_cast<double>(r.outcomes);
+  auto frac = [&](std::uint64_t k) { return n > 0 ? static_cast<double>(k) / n : 0.0; };
+  auto equity = [&](const fp::player_tally& t) {
+    return n > 0 ? static_cast<double>(t.share) / static_cast<double>(fp::pot_units) / n : 0.0;
+  };
+
+  if (o.json) {
+    nlohmann::json players = nlohmann::json::array();
+    for (std::size_t p = 0; p < in.ranges.size(); ++p) {
+      const auto& t = r.players[p];
+      nlohmann::json pj{{"hand", o.hands[p]},  {"combos", in.ranges[p].size()}, {"wins", t.wins},
+                        {"ties", t.ties},      {"win", frac(t.wins)},          {"tie", frac(t.ties)},
+                        {"equity", equity(t)}};
+      if (!exact) {
+        const auto wi = fp::clopper_pearson(t.wins, r.outcomes);
+        const auto ei = equity_interval(t, r.outcomes);
+        pj.update({{"win_ci_low", wi.low}, {"win_ci_high", wi.high}, {"equity_ci_low", ei.low}, {"equity_ci_high", ei.high}});
+      }
+      players.push_back(pj);
+    }
+    nlohmann::json j{{"method", exact ? "exact" : "monte_carlo"}, {"board", card_names(in.board)},
+                     {"dead", card_names(in.dead)},              {"outcomes", r.outcomes},
+                     {"complete", r.complete},                   {"players", players}};
+    if (exact) j["assignments"] = r.assignments;
+    else j["trials"] = r.outcomes, j["engine"] = engine_json(*eng);
+    print_json(j);
+    return r.complete ? 0 : 130;
+  }
+
+  if (!in.board.empty()) fmt::print("Board: {}\n", format_cards(in.board, {}));
+  if (!in.dead.empty()) fmt::print("Dead:  {}\n", format_cards(in.dead, {}));
+  if (exact)
+    fmt::print("Exact: {} outcomes ({} hole-card assignments x boards), {:.2f} s\n\n", r.outcomes, r.assignments, seconds);
+  else
+    fmt::print("Monte Carlo: {} trials (engine {}), {:.2f} s; intervals are 95%\n\n", r.outcomes, info(eng->id).name,
+               seconds);
+  std::size_t width = 4;
+  for (const auto& h : o.hands) width = std::max(width, h.size());
+  fmt::print("{:<6} {:<{}} {:>6} {:>9} {:>9} {:>9}{}\n", "Player", "Hand", width, "Combos", "Win", "Tie", "Equity",
+             exact ? "" : "   95% CI (equity)");
+  for (std::size_t p = 0; p < in.ranges.size(); ++p) {
+    const auto& t = r.players[p];
+    fmt::print("{:<6} {:<{}} {:>6} {:>8.4f}% {:>8.4f}% {:>8.4f}%", p + 1, o.hands[p], width, in.ranges[p].size(),
+               100 * frac(t.wins), 100 * frac(t.ties), 100 * equity(t));
+    if (!exact) {
+      const auto ei = equity_interval(t, r.outcomes);
+      fmt::print("   [{:.4f}%, {:.4f}%]", 100 * ei.low, 100 * ei.high);
+    }
+    fmt::print("\n");
+  }
+  return r.complete ? 0 : 130;
+}
+
+void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<equity_options>();
+  auto* cmd = app.add_subcommand("equity", "Hold'em equity of 2-10 hands or ranges (exact when feasible, else Monte Carlo)");
+  cmd->add_option("hands", o->hands, "Hands or ranges, one per player: AhKh, \"Ah Kh\", QQ+, AKs, A5s-A2s, KQo, random, lists")
+      ->required();
+  cmd->add_option("--board", o->board, "Known community cards (0-5), e.g. \"7c 8d 9h\"");
+  cmd->add_option("--dead", o->dead, "Cards known to be out of play");
+  o->trials_opt = cmd->add_option("--trials", o->trials, "Monte Carlo deals (forces Monte Carlo)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Worker threads (0 = one per core); results do not depend on it")
+      ->capture_default_str();
+  cmd->add_flag("--exact", o->exact, "Enumerate every deal even if slow");
+  add_engine_options(*cmd, o->engine);
+  cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-equity.md)");
+  cmd->callback([o, &exit_code] { exit_code = run_equity(*o); });
+}
+
+}  // namespace
+}  // namespace fairdeck::cli
+
+FAIRDECK_REGISTER_COMMAND(61, fairdeck::cli::setup)

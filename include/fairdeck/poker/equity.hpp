@@ -1,0 +1,69 @@
+// Texas hold'em equity: how often each player's hand or range wins, ties and what share
+// of the pot it takes on average, by exact enumeration or Monte Carlo.
+//
+// The probability model: each player's hole cards are uniform over the combos of their
+// range that do not collide with the board, the dead cards or any other player's cards
+// (every consistent assignment equally likely), and the missing board cards are uniform
+// over the remaining deck. A pot shared by k players gives each 1/k.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fairdeck/cards/card.hpp"
+#include "fairdeck/poker/range.hpp"
+#include "fairdeck/random/engine_registry.hpp"
+#include "fairdeck/util/run_control.hpp"
+
+namespace fairdeck::poker {
+
+inline constexpr unsigned equity_min_players = 2;
+inline constexpr unsigned equity_max_players = 10;
+// Pot shares are counted in 1/2520 of a pot (2520 = lcm(1..10)), so every split is a whole
+// number and sums never depend on the order or thread count.
+inline constexpr std::uint64_t pot_units = 2520;
+
+struct equity_input {
+  std::vector<std::vector<hole_cards>> ranges;  // one per player; a fixed hand is one combo
+  std::vector<card_t> board;                    // 0..5 known community cards
+  std::vector<card_t> dead;                     // known to be out of play
+};
+
+// Checks player count, board size, distinct known cards, and removes range combos that
+// collide with the board or dead cards. Throws std::invalid_argument naming the problem
+// (player numbers are 1-based).
+[[nodiscard]] equity_input prepared(equity_input in);
+
+struct player_tally {
+  std::uint64_t wins = 0;      // outcomes this player won alone
+  std::uint64_t ties = 0;      // outcomes this player shared
+  std::uint64_t share = 0;     // pot shares in pot_units
+  std::uint64_t share_sq = 0;  // sum of squared per-outcome shares (for Monte Carlo intervals)
+};
+
+struct equity_result {
+  bool exact = true;
+  std::uint64_t outcomes = 0;     // (hole-card assignment, board) outcomes counted
+  std::uint64_t assignments = 0;  // exact: consistent hole-card assignments enumerated
+  std::vector<player_tally> players;
+  bool complete = true;  // false when stopped early
+};
+
+// Player-hand evaluations an exact run would need (an upper bound when ranges overlap).
+[[nodiscard]] double exact_equity_work(const equity_input& prepared_input);
+
+// Every consistent assignment and every board completion. Throws std::invalid_argument
+// when no assignment is consistent, or there are more than max_exact_assignments of them
+// (they are held in memory).
+inline constexpr std::uint64_t max_exact_assignments = 10'000'000;
+[[nodiscard]] equity_result exact_equity(const equity_input& prepared_input, unsigned threads = 0,
+                                         const run_control& rc = {});
+
+// Monte Carlo: trials in chunks of equity_chunk_trials, chunk i on engine stream i, so the
+// result depends only on (input, trials, engine). Hole cards are drawn by rejection
+// (uniform over consistent assignments); board cards by partial shuffle of the rest.
+inline constexpr std::uint64_t equity_chunk_trials = std::uint64_t{1} << 14;
+[[nodiscard]] equity_result sample_equity(const equity_input& prepared_input, std::uint64_t trials,
+                                          const engine_spec& engine, unsigned threads = 0, const run_control& rc = {});
+
+}  // namespace fairdeck::poker

@@ -1,0 +1,154 @@
+// Provably fair dealing: commit to a secret server seed, deal from HMAC-SHA256 of
+// (client seed, nonce), reveal the seed afterwards so anyone can re-derive the deal.
+//
+// The exact algorithm is a published contract (docs/provably-fair.md, with test vectors):
+//   commitment = hex(SHA-256(server seed))
+//   stream     = HMAC-SHA256(server seed, "<client seed>:<nonce>:<k>") for k = 0, 1, 2, ...
+//   words      = consecutive 4-byte big-endian integers of the stream
+//   below m    = first word < m*floor(2^32/m), reduced mod m (exactly uniform)
+//   deck       = Fisher-Yates from the top index down: swap(i, below(i + 1)) for i = n-1..1
+// Changing anything here breaks every published deal: don't.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fairdeck/cards/card.hpp"
+
+namespace fairdeck::fair {
+
+inline constexpr std::size_t seed_bytes = 32;    // server seed length
+inline constexpr std::size_t digest_bytes = 32;  // SHA-256 and HMAC-SHA256 output
+using digest = std::array<std::uint8_t, digest_bytes>;
+
+// Bad text for a seed, commitment, nonce, client seed or claimed deck; what() names it.
+class fair_input_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// 32 secret bytes. The bytes are wiped from memory when the object dies.
+class server_seed {
+ public:
+  [[nodiscard]] static server_seed generate();  // OS entropy; throws entropy_error
+  // Exactly 64 hex digits (either case; fairdeck writes lowercase). Throws fair_input_error.
+  [[nodiscard]] static server_seed from_hex(std::string_view hex);
+  explicit server_seed(const std::array<std::uint8_t, seed_bytes>& bytes) noexcept : bytes_(bytes) {}
+  server_seed(const server_seed&) = default;
+  server_seed& operator=(const server_seed&) = default;
+  ~server_seed();
+
+  [[nodiscard]] const std::array<std::uint8_t, seed_bytes>& bytes() const noexcept { return bytes_; }
+  [[nodiscard]] std::string hex() const;  // 64 lowercase hex digits
+  friend bool operator==(const server_seed&, const server_seed&) = default;
+
+ private:
+  std::array<std::uint8_t, seed_bytes> bytes_;
+};
+
+// Lowercase hex of SHA-256(seed bytes): publish this before dealing.
+[[nodiscard]] std::string commitment(const server_seed& seed);
+
+// ---- parsers for user text (each throws fair_input_error naming the field) ----
+// 64 hex digits -> 32 bytes; `what` names the field in errors ("--commitment").
+[[nodiscard]] digest parse_hex32(std::string_view hex, std::string_view what);
+// Canonical decimal 0..2^64-1: digits only, no sign, no spaces, no leading zeros
+// (the nonce is hashed as text, so "007" and "7" would silently be different deals).
+[[nodiscard]] std::uint64_t parse_nonce(std::string_view text);
+// Non-empty, valid UTF-8 and at most max_client_seed_bytes; hashed byte for byte (no
+// Unicode normalisation).
+inline constexpr std::size_t max_client_seed_bytes = 1024;
+void validate_client_seed(std::string_view client_seed);
+// A deck as text ("Ah Kd ..." separated by spaces or commas) -> one face per position.
+// Faces, not copies: in a multi-deck shoe "Ah" means any copy of the ace of hearts, and
+// duplicates are allowed so a tampered deck is reported as a mismatch, not a parse error.
+[[nodiscard]] std::vector<card_t> parse_faces(std::string_view text, const deck_spec& spec);
+// The face a card shows: copies of one face compare equal; jokers stay distinct.
+[[nodiscard]] constexpr card_t face_of(card_t c, const deck_spec& spec) noexcept {
+  return is_joker(c, spec) ? c : static_cast<card_t>(c % cards_per_deck);
+}
+
+// ---- the stream, per the spec ----
+// Words of HMAC-SHA256(seed, "<client_seed>:<nonce>:<k>"), k = 0, 1, 2, ..., 8 per block.
+class word_stream {
+ public:
+  word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce);
+  word_stream(const word_stream&) = delete;
+  word_stream& operator=(const word_stream&) = delete;
+  ~word_stream();
+
+  [[nodiscard]] std::uint32_t next_word();
+  [[nodiscard]] std::uint64_t words_used() const noexcept { return words_used_; }
+  // The HMAC message for block k: the one string an independent verifier must match.
+  [[nodiscard]] static std::string block_message(std::string_view client_seed, std::uint64_t nonce, std::uint64_t k);
+
+ private:
+  void next_block();
+  std::array<std::uint8_t, seed_bytes> key_;
+  std::string prefix_;  // "<client_seed>:<nonce>:"
+  std::uint64_t block_index_ = 0;
+  digest block_{};
+  std::size_t pos_ = digest_bytes;  // byte offset of the next word in block_
+  std::uint64_t words_used_ = 0;
+};
+
+// Exactly uniform integer in [0, m), 1 <= m <= 2^32, by the spec's rejection rule. Works
+// with any source that has `std::uint32_t next_word()`. Throws std::invalid_argument on m.
+void check_bound(std::uint64_t m);
+template <class WordSource>
+[[nodiscard]] std::uint32_t uniform_below(WordSource& words, std::uint64_t m) {
+  check_bound(m);
+  const std::uint64_t limit = m * ((std::uint64_t{1} << 32) / m);  // largest multiple of m <= 2^32
+  for (;;) {
+    const std::uint64_t w = words.next_word();
+    if (w < limit) return static_cast<std::uint32_t>(w % m);
+  }
+}
+
+// The deck for (seed, client seed, nonce): position 0 is dealt first. Throws
+// fair_input_error for an invalid client seed, std::invalid_argument for a bad spec.
+[[nodiscard]] std::vector<card_t> deal_deck(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce,
+                                            const deck_spec& spec);
+
+// Result of checking a published deal. Every check runs, so all problems are reported.
+struct verification {
+  bool commitment_matches = false;
+  std::string expected_commitment;  // SHA-256 of the revealed seed
+  std::size_t expected_size = 0;    // cards in the shoe
+  std::size_t claimed_size = 0;
+  // First position (0 = dealt first) whose face differs, within the shorter deck.
+  std::optional<std::size_t> first_difference;
+  card_t expected_card = 0;  // at first_difference
+  card_t claimed_card = 0;
+  [[nodiscard]] bool size_matches() const noexcept { return expected_size == claimed_size; }
+  [[nodiscard]] bool ok() const noexcept { return commitment_matches && size_matches() && !first_difference; }
+  // One line per problem ("commitment does not match ..."), or "verified".
+  [[nodiscard]] std::vector<std::string> describe(const deck_spec& spec) const;
+};
+
+// `claimed` holds cards or faces (copies are ignored); `published_commitment` is compared
+// case-insensitively after hex parsing (throws fair_input_error if it is not 64 hex digits).
+[[nodiscard]] verification verify(const server_seed& seed, std::string_view published_commitment,
+                                  std::string_view client_seed, std::uint64_t nonce, std::span<const card_t> claimed,
+                                  const deck_spec& spec);
+
+// ---- the server seed file: 64 lowercase hex digits and a newline ----
+// Creates `path` with mode 0600 (O_CREAT|O_EXCL: never overwrites, never follows a
+// symlink) and writes `seed`. Throws std::runtime_error naming the path; on failure
+// no partial file is left behind.
+void save_seed_file(const std::filesystem::path& path, const server_seed& seed);
+// save_seed_file with a fresh seed from OS entropy, which it returns.
+[[nodiscard]] server_seed create_seed_file(const std::filesystem::path& path);
+// Reads a seed file (trailing newline/whitespace allowed). Throws std::runtime_error when
+// unreadable, fair_input_error when the content is not a seed.
+[[nodiscard]] server_seed read_seed_file(const std::filesystem::path& path);
+
+}  // namespace fairdeck::fair

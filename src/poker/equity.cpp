@@ -1,0 +1,305 @@
+#include "fairdeck/poker/equity.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "fairdeck/poker/enumerate.hpp"
+#include "fairdeck/poker/hand_eval.hpp"
+#include "fairdeck/poker/internal/parallel.hpp"
+#include "fairdeck/shuffle/partial_shuffle.hpp"
+
+namespace fairdeck::poker {
+namespace {
+
+std::string card_name(card_t c) { return format_card(c, {}); }
+
+hand_accumulator accumulate(std::span<const card_t> cards) {
+  hand_accumulator a;
+  for (card_t c : cards) a = a + c;
+  return a;
+}
+
+std::uint64_t known_mask(const equity_input& in) {
+  std::uint64_t m = 0;
+  for (card_t c : in.board) m |= card_bit(c);
+  for (card_t c : in.dead) m |= card_bit(c);
+  return m;
+}
+
+// Cards still in the deck once board and dead cards are out, in index order.
+std::vector<card_t> live_cards(std::uint64_t known) {
+  std::vector<card_t> out;
+  for (card_t c = 0; c < cards_per_deck; ++c)
+    if (!(known >> c & 1)) out.push_back(c);
+  return out;
+}
+
+// Scores one complete board for every player: the best strength wins, k tied best hands
+// each take pot_units / k.
+void score(const hand_evaluator& ev, std::span<const hand_accumulator> holes, const hand_accumulator& board,
+           player_tally* tally) {
+  std::array<strength_t, equity_max_players> s{};
+  strength_t best = 0;
+  for (std::size_t p = 0; p < holes.size(); ++p) best = std::max(best, s[p] = ev.eval(holes[p] + board));
+  unsigned k = 0;
+  for (std::size_t p = 0; p < holes.size(); ++p) k += s[p] == best;
+  const std::uint64_t unit = pot_units / k;
+  for (std::size_t p = 0; p < holes.size(); ++p) {
+    if (s[p] != best) continue;
+    ++(k == 1 ? tally[p].wins : tally[p].ties);
+    tally[p].share += unit;
+    tally[p].share_sq += unit * unit;
+  }
+}
+
+// Calls f(board) for every way to add `Left` cards from rem[from..] to `board`.
+template <unsigned Left, class F>
+void for_each_board(std::span<const card_t> rem, std::size_t from, const hand_accumulator& board, F& f) {
+  if constexpr (Left == 0) {
+    f(board);
+  } else {
+    for (std::size_t i = from; i + Left <= rem.size(); ++i) for_each_board<Left - 1>(rem, i + 1, board + rem[i], f);
+  }
+}
+
+template <class F>
+void for_each_board_n(unsigned left, std::span<const card_t> rem, std::size_t from, const hand_accumulator& board, F& f) {
+  switch (left) {
+    case 0: return for_each_board<0>(rem, from, board, f);
+    case 1: return for_each_board<1>(rem, from, board, f);
+    case 2: return for_each_board<2>(rem, from, board, f);
+    case 3: return for_each_board<3>(rem, from, board, f);
+    case 4: return for_each_board<4>(rem, from, board, f);
+    default: return for_each_board<5>(rem, from, board, f);
+  }
+}
+
+// Depth-first over consistent assignments; f(combos) returns false to stop.
+template <class F>
+bool for_each_assignment(const std::vector<std::vector<hole_cards>>& ranges, std::size_t p, std::uint64_t used,
+                         std::vector<hole_cards>& cur, F& f) {
+  if (p == ranges.size()) return f(std::as_const(cur));
+  for (const auto& h : ranges[p]) {
+    if (used & card_bits(h)) continue;
+    cur[p] = h;
+    if (!for_each_assignment(ranges, p + 1, used | card_bits(h), cur, f)) return false;
+  }
+  return true;
+}
+
+void require_consistent_deal(const equity_input& in) {
+  std::vector<hole_cards> cur(in.ranges.size());
+  bool any = false;
+  auto stop_at_first = [&](const std::vector<hole_cards>&) { return !(any = true); };
+  for_each_assignment(in.ranges, 0, known_mask(in), cur, stop_at_first);
+  if (!any) throw std::invalid_argument("no deal is possible: the players' hands and ranges always share a card");
+}
+
+unsigned board_cards_needed(const equity_input& in) { return 5 - static_cast<unsigned>(in.board.size()); }
+
+}  // namespace
+
+equity_input prepared(equity_input in) {
+  const auto n = in.ranges.size();
+  if (n < equity_min_players || n > equity_max_players)
+    throw std::invalid_argument(
+        fmt::format("equity needs {} to {} players, got {}", equity_min_players, equity_max_players, n));
+  if (in.board.size() > 5) throw std::invalid_argument(fmt::format("a board has at most 5 cards, got {}", in.board.size()));
+  std::vector<std::string> owner(cards_per_deck);
+  auto claim = [&](card_t c, const std::string& who) {
+    if (c >= cards_per_deck) throw std::invalid_argument(fmt::format("card index {} is not in a 52-card deck", c));
+    if (!owner[c].empty())
+      throw std::invalid_argument(fmt::format("card {} appears twice ({} and {})", card_name(c), owner[c], who));
+    owner[c] = who;
+  };
+  for (card_t c : in.board) claim(c, "the board");
+  for (card_t c : in.dead) claim(c, "the dead cards");
+  for (std::size_t p = 0; p < n; ++p)
+    if (in.ranges[p].size() == 1)
+      for (card_t c : in.ranges[p][0]) claim(c, fmt::format("player {}'s hand", p + 1));
+  if (in.board.size() + in.dead.size() + 2 * n > cards_per_deck)
+    throw std::invalid_argument("too many known cards: players, board and dead cards need more than 52 cards");
+  const std::uint64_t known = known_mask(in);
+  for (std::size_t p = 0; p < n; ++p) {
+    auto& r = in.ranges[p];
+    if (r.empty()) throw std::invalid_argument(fmt::format("player {} has an empty range", p + 1));
+    r.erase(std::remove_if(r.begin(), r.end(), [&](const hole_cards& h) { return (card_bits(h) & known) != 0; }), r.end());
+    if (r.empty())
+      throw std::invalid_argument(fmt::format("player {}'s range has no hands left once board and dead cards are removed", p + 1));
+  }
+  require_consistent_deal(in);
+  return in;
+}
+
+double exact_equity_work(const equity_input& in) {
+  double assignments = 1;
+  for (const auto& r : in.ranges) assignments *= static_cast<double>(r.size());
+  const auto rem = cards_per_deck - in.board.size() - in.dead.size() - 2 * in.ranges.size();
+  return assignments * static_cast<double>(choose(rem, board_cards_needed(in))) * static_cast<double>(in.ranges.size());
+}
+
+equity_result exact_equity(const equity_input& in, unsigned threads, const run_control& rc) {
+  const std::size_t n = in.ranges.size();
+  const unsigned need = board_cards_needed(in);
+  const std::uint64_t known = known_mask(in);
+  // Every consistent assignment, flattened n combos at a time.
+  std::vector<hole_cards> flat, cur(n);
+  auto keep = [&](const std::vector<hole_cards>& a) {
+    flat.insert(flat.end(), a.begin(), a.end());
+    return flat.size() / n <= max_exact_assignments;
+  };
+  if (!for_each_assignment(in.ranges, 0, known, cur, keep))
+    throw std::invalid_argument(fmt::format("more than {} hole-card assignments: too many to enumerate exactly; use Monte Carlo",
+                                            max_exact_assignments));
+  const std::uint64_t assignments = flat.size() / n;
+  if (assignments == 0) throw std::invalid_argument("no deal is possible: the players' hands and ranges always share a card");
+  const std::size_t rem_size = cards_per_deck - in.board.size() - in.dead.size() - 2 * n;
+  // Work item = (assignment, position of the first new board card); with a full board, one
+  // item per block of assignments.
+  const std::uint64_t firsts = need ? rem_size - need + 1 : 1;
+  const std::uint64_t block = need ? 1 : 4096;
+  const std::uint64_t items = need ? assignments * firsts : (assignments + block - 1) / block;
+  const std::uint64_t total = assignments * choose(rem_size, need);
+
+  const auto& ev = hand_evaluator::instance();
+  const hand_accumulator board0 = accumulate(in.board);
+  const unsigned workers = internal::resolve_threads(threads);
+  std::vector<std::vector<player_tally>> tallies(workers, std::vector<player_tally>(n));
+  std::mutex mu;
+  std::uint64_t done = 0;
+  internal::parallel_items(items, workers, [&](std::uint64_t item, unsigned worker) {
+    if (rc.stopped()) return;
+    const std::uint64_t a_begin = need ? item / firsts : item * block;
+    const std::uint64_t a_end = need ? a_begin + 1 : std::min(assignments, a_begin + block);
+    std::uint64_t counted = 0;
+    std::array<hand_accumulator, equity_max_players> holes{};
+    std::vector<card_t> rem;
+    for (std::uint64_t a = a_begin; a < a_end; ++a) {
+      std::uint64_t used = known;
+      for (std::size_t p = 0; p < n; ++p) {
+        const auto& h = flat[a * n + p];
+        holes[p] = accumulate(h);
+        used |= card_bits(h);
+      }
+      rem.clear();
+      for (card_t c = 0; c < cards_per_deck; ++c)
+        if (!(used >> c & 1)) rem.push_back(c);
+      auto on_board = [&](const hand_accumulator& b) {
+        score(ev, {holes.data(), n}, b, tallies[worker].data());
+        ++counted;
+      };
+      if (need == 0) {
+        on_board(board0);
+      } else {
+        const std::size_t first = item % firsts;
+        for_each_board_n(need - 1, rem, first + 1, board0 + rem[first], on_board);
+      }
+    }
+    std::lock_guard lock(mu);
+    done += counted;
+    rc.progress(done, total);
+  });
+  equity_result out;
+  out.exact = true;
+  out.outcomes = done;
+  out.assignments = assignments;
+  out.complete = done == total;
+  out.players.assign(n, {});
+  for (const auto& t : tallies)
+    for (std::size_t p = 0; p < n; ++p) {
+      out.players[p].wins += t[p].wins;
+      out.players[p].ties += t[p].ties;
+      out.players[p].share += t[p].share;
+      out.players[p].share_sq += t[p].share_sq;
+    }
+  return out;
+}
+
+namespace {
+
+inline constexpr std::uint64_t max_rejections = 1000000;
+
+template <class Engine>
+void sample_chunk(const equity_input& in, std::uint64_t trials, Engine& engine, player_tally* tally) {
+  const auto& ev = hand_evaluator::instance();
+  const std::size_t n = in.ranges.size();
+  const unsigned need = board_cards_needed(in);
+  const std::uint64_t known = known_mask(in);
+  const hand_accumulator board0 = accumulate(in.board);
+  const auto live = live_cards(known);
+  const bool fixed = std::all_of(in.ranges.begin(), in.ranges.end(), [](const auto& r) { return r.size() == 1; });
+  std::array<hand_accumulator, equity_max_players> holes{};
+  std::vector<card_t> deck;
+  if (fixed) {  // seed text 003: one deck, reused as it is from trial to trial
+    std::uint64_t used = known;
+    for (std::size_t p = 0; p < n; ++p) holes[p] = accumulate(in.ranges[p][0]), used |= card_bits(in.ranges[p][0]);
+    for (card_t c : live)
+      if (!(used >> c & 1)) deck.push_back(c);
+  }
+  std::vector<card_t> scratch(live.size());
+  for (std::uint64_t t = 0; t < trials; ++t) {
+    std::span<card_t> rest = deck;
+    if (!fixed) {
+      std::uint64_t used = 0;
+      for (std::uint64_t attempt = 0;; ++attempt) {
+        if (attempt == max_rejections)
+          throw std::runtime_error("the ranges almost never fit together (a million rejected deals in a row); try --exact");
+        used = known;
+        std::size_t p = 0;
+        for (; p < n; ++p) {
+          const auto& r = in.ranges[p];
+          const hole_cards& h = r[draw_below(engine, r.size())];
+          if (used & card_bits(h)) break;
+          used |= card_bits(h);
+          holes[p] = accumulate(h);
+        }
+        if (p == n) break;
+      }
+      std::size_t k = 0;
+      for (card_t c : live) {
+        scratch[k] = c;
+        k += !(used >> c & 1);
+      }
+      rest = std::span<card_t>(scratch.data(), k);
+    }
+    hand_accumulator board = board0;
+    for (card_t c : partial_shuffle(rest, need, engine)) board = board + c;
+    score(ev, {holes.data(), n}, board, tally);
+  }
+}
+
+}  // namespace
+
+equity_result sample_equity(const equity_input& in, std::uint64_t trials, const engine_spec& engine, unsigned threads,
+                            const run_control& rc) {
+  const std::size_t n = in.ranges.size();
+  const std::uint64_t chunks = (trials + equity_chunk_trials - 1) / equity_chunk_trials;
+  std::mutex mu;
+  std::uint64_t done = 0;
+  equity_result out;
+  out.exact = false;
+  out.players.assign(n, {});
+  internal::parallel_items(chunks, internal::resolve_threads(threads), [&](std::uint64_t chunk, unsigned) {
+    if (rc.stopped()) return;
+    const std::uint64_t count = std::min(equity_chunk_trials, trials - chunk * equity_chunk_trials);
+    std::vector<player_tally> part(n);
+    visit_engine(engine, chunk, [&](auto& e) { sample_chunk(in, count, e, part.data()); });
+    std::lock_guard lock(mu);
+    for (std::size_t p = 0; p < n; ++p) {
+      out.players[p].wins += part[p].wins;
+      out.players[p].ties += part[p].ties;
+      out.players[p].share += part[p].share;
+      out.players[p].share_sq += part[p].share_sq;
+    }
+    done += count;
+    rc.progress(done, trials);
+  });
+  out.outcomes = done;
+  out.complete = done == trials;
+  return out;
+}
+
+}  // namespace fairdeck::poker

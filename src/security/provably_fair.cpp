@@ -1,0 +1,148 @@
+// The provably fair deal itself: commitment, HMAC word stream, deck and verification.
+#include "fairdeck/security/provably_fair.hpp"
+
+#include <utility>
+
+#include <fmt/format.h>
+#include <sodium.h>
+
+#include "fairdeck/random/chacha20.hpp"  // detail::secure_wipe
+#include "fairdeck/random/os_entropy.hpp"
+
+namespace fairdeck::fair {
+namespace {
+
+void ensure_sodium() {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+}
+
+std::string to_hex(std::span<const std::uint8_t> bytes) {
+  std::string out(bytes.size() * 2 + 1, '\0');
+  sodium_bin2hex(out.data(), out.size(), bytes.data(), bytes.size());  // lowercase
+  out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+// ---- server seed ----
+
+server_seed server_seed::generate() {
+  std::array<std::uint8_t, seed_bytes> bytes{};
+  os_entropy(std::as_writable_bytes(std::span(bytes)));
+  server_seed s(bytes);
+  detail::secure_wipe(bytes.data(), bytes.size());
+  return s;
+}
+
+server_seed server_seed::from_hex(std::string_view hex) {
+  digest bytes = parse_hex32(hex, "server seed");
+  server_seed s(bytes);
+  detail::secure_wipe(bytes.data(), bytes.size());
+  return s;
+}
+
+server_seed::~server_seed() { detail::secure_wipe(bytes_.data(), bytes_.size()); }
+
+std::string server_seed::hex() const { return to_hex(bytes_); }
+
+std::string commitment(const server_seed& seed) {
+  ensure_sodium();
+  digest h{};
+  crypto_hash_sha256(h.data(), seed.bytes().data(), seed.bytes().size());
+  return to_hex(h);
+}
+
+// ---- word stream ----
+
+word_stream::word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce)
+    : key_(seed.bytes()), prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
+  static_assert(crypto_auth_hmacsha256_KEYBYTES == seed_bytes, "the seed is the whole HMAC key");
+  static_assert(crypto_auth_hmacsha256_BYTES == digest_bytes);
+  validate_client_seed(client_seed);
+  ensure_sodium();
+}
+
+word_stream::~word_stream() {
+  detail::secure_wipe(key_.data(), key_.size());
+  detail::secure_wipe(block_.data(), block_.size());
+}
+
+std::string word_stream::block_message(std::string_view client_seed, std::uint64_t nonce, std::uint64_t k) {
+  return fmt::format("{}:{}:{}", client_seed, nonce, k);
+}
+
+void word_stream::next_block() {
+  const std::string msg = prefix_ + std::to_string(block_index_++);
+  crypto_auth_hmacsha256(block_.data(), reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), key_.data());
+  pos_ = 0;
+}
+
+std::uint32_t word_stream::next_word() {
+  if (pos_ == block_.size()) next_block();
+  const std::uint32_t w = (std::uint32_t{block_[pos_]} << 24) | (std::uint32_t{block_[pos_ + 1]} << 16) |
+                          (std::uint32_t{block_[pos_ + 2]} << 8) | std::uint32_t{block_[pos_ + 3]};  // big-endian
+  pos_ += 4;
+  ++words_used_;
+  return w;
+}
+
+void check_bound(std::uint64_t m) {
+  if (m < 1 || m > (std::uint64_t{1} << 32))
+    throw std::invalid_argument(fmt::format("uniform_below needs 1 <= m <= 2^32, got {}", m));
+}
+
+// ---- deck ----
+
+std::vector<card_t> deal_deck(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce,
+                              const deck_spec& spec) {
+  auto deck = make_deck(spec);  // validates the spec
+  word_stream words(seed, client_seed, nonce);
+  // Durstenfeld's Fisher-Yates (CACM 7(7), 1964), from the last position down.
+  for (std::size_t i = deck.size() - 1; i >= 1; --i) {
+    const std::size_t j = uniform_below(words, i + 1);
+    std::swap(deck[i], deck[j]);
+  }
+  return deck;
+}
+
+// ---- verification ----
+
+verification verify(const server_seed& seed, std::string_view published_commitment, std::string_view client_seed,
+                    std::uint64_t nonce, std::span<const card_t> claimed, const deck_spec& spec) {
+  const digest published = parse_hex32(published_commitment, "commitment");
+  verification v;
+  v.expected_commitment = commitment(seed);
+  v.commitment_matches = to_hex(published) == v.expected_commitment;
+  const auto deck = deal_deck(seed, client_seed, nonce, spec);
+  v.expected_size = deck.size();
+  v.claimed_size = claimed.size();
+  const std::size_t common = std::min(deck.size(), claimed.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    if (face_of(deck[i], spec) != face_of(claimed[i], spec)) {
+      v.first_difference = i;
+      v.expected_card = deck[i];
+      v.claimed_card = claimed[i];
+      break;
+    }
+  }
+  return v;
+}
+
+std::vector<std::string> verification::describe(const deck_spec& spec) const {
+  if (ok()) return {"verified"};
+  std::vector<std::string> lines;
+  if (!commitment_matches)
+    lines.push_back(fmt::format("commitment does not match: SHA-256(server seed) is {}", expected_commitment));
+  if (!size_matches())
+    lines.push_back(fmt::format("deck size does not match: the deck has {} cards, the shoe ({} deck{}, {} joker{}) has {}",
+                                claimed_size, spec.decks, spec.decks == 1 ? "" : "s", spec.jokers,
+                                spec.jokers == 1 ? "" : "s", expected_size));
+  if (first_difference)
+    lines.push_back(fmt::format("deck differs at position {} (card {} dealt): expected {}, got {}", *first_difference,
+                                *first_difference + 1, format_card(expected_card, spec),
+                                format_card(claimed_card, spec)));
+  return lines;
+}
+
+}  // namespace fairdeck::fair

@@ -1,0 +1,145 @@
+// Equity: exact results against a brute force with the reference evaluator, known
+// match-ups, card removal, Monte Carlo agreement and determinism, input errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fairdeck/poker/equity.hpp"
+#include "fairdeck/poker/reference_eval.hpp"
+
+namespace fairdeck::poker {
+namespace {
+
+equity_input make(std::vector<std::string> hands, std::string_view board = "", std::string_view dead = "") {
+  equity_input in;
+  for (const auto& h : hands) in.ranges.push_back(parse_range(h));
+  in.board = parse_card_run(board);
+  in.dead = parse_card_run(dead);
+  return prepared(std::move(in));
+}
+
+double equity(const equity_result& r, std::size_t p) {
+  return static_cast<double>(r.players[p].share) / static_cast<double>(pot_units) / static_cast<double>(r.outcomes);
+}
+
+std::uint64_t total_share(const equity_result& r) {
+  std::uint64_t s = 0;
+  for (const auto& t : r.players) s += t.share;
+  return s;
+}
+
+TEST(PokerEquity, HeadsUpPreflopExact) {
+  const auto r = exact_equity(make({"AhKh", "QsQd"}), 2);
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.outcomes, 1712304u);  // C(48, 5)
+  EXPECT_EQ(total_share(r), pot_units * r.outcomes);
+  EXPECT_EQ(r.players[0].ties, r.players[1].ties);
+  EXPECT_NEAR(equity(r, 0), 0.4621, 0.0001);  // the classic AKs vs QQ coin flip
+}
+
+TEST(PokerEquity, MatchesBruteForceWithTheReferenceEvaluator) {
+  const auto r = exact_equity(make({"AhKh", "QsQd", "7s7h"}, "7c 8d 9h"), 1);
+  const std::vector<std::vector<card_t>> holes{parse_cards("Ah Kh"), parse_cards("Qs Qd"), parse_cards("7s 7h")};
+  const auto board = parse_cards("7c 8d 9h");
+  std::vector<card_t> rest;
+  for (card_t c = 0; c < 52; ++c) {
+    bool used = std::find(board.begin(), board.end(), c) != board.end();
+    for (const auto& h : holes) used = used || std::find(h.begin(), h.end(), c) != h.end();
+    if (!used) rest.push_back(c);
+  }
+  std::vector<player_tally> want(3);
+  std::uint64_t outcomes = 0;
+  for (std::size_t i = 0; i < rest.size(); ++i)
+    for (std::size_t j = i + 1; j < rest.size(); ++j) {
+      std::array<std::uint32_t, 3> v{};
+      for (std::size_t p = 0; p < 3; ++p) {
+        auto cards = holes[p];
+        cards.insert(cards.end(), board.begin(), board.end());
+        cards.push_back(rest[i]);
+        cards.push_back(rest[j]);
+        v[p] = reference_value(cards);
+      }
+      const auto best = *std::max_element(v.begin(), v.end());
+      const auto k = static_cast<std::uint64_t>(std::count(v.begin(), v.end(), best));
+      for (std::size_t p = 0; p < 3; ++p)
+        if (v[p] == best) ++(k == 1 ? want[p].wins : want[p].ties), want[p].share += pot_units / k;
+      ++outcomes;
+    }
+  EXPECT_EQ(r.outcomes, outcomes);
+  for (std::size_t p = 0; p < 3; ++p) {
+    EXPECT_EQ(r.players[p].wins, want[p].wins) << p;
+    EXPECT_EQ(r.players[p].ties, want[p].ties) << p;
+    EXPECT_EQ(r.players[p].share, want[p].share) << p;
+  }
+}
+
+TEST(PokerEquity, MirrorHandsSplitEvenly) {
+  const auto r = exact_equity(make({"AhKh", "AdKd"}), 2);
+  EXPECT_EQ(r.players[0].share, r.players[1].share);
+  EXPECT_EQ(r.players[0].wins, r.players[1].wins);
+  EXPECT_GT(r.players[0].ties, r.outcomes / 2);
+}
+
+TEST(PokerEquity, CompleteBoardDecidesAtOnce) {
+  const auto r = exact_equity(make({"AhKh", "6d6c"}, "2c 3d 4h 5s 9c"), 2);
+  EXPECT_EQ(r.outcomes, 1u);
+  EXPECT_EQ(r.players[1].wins, 1u);  // 6-high straight beats the wheel
+  const auto split = exact_equity(make({"2h2d", "3h3d"}, "As Ks Qs Js Ts"), 2);  // the board plays
+  EXPECT_EQ(split.players[0].ties, 1u);
+  EXPECT_EQ(split.players[0].share, pot_units / 2);
+}
+
+TEST(PokerEquity, CardRemovalInRanges) {
+  // AA against AhAd: only AcAs is left for player 1.
+  EXPECT_EQ(exact_equity(make({"AA", "AhAd"}), 2).assignments, 1u);
+  // Board cards remove combos too: QQ+ loses every combo with the Ks.
+  EXPECT_EQ(make({"QQ+", "random"}, "Ks 7d 2c").ranges[0].size(), 15u);
+  const auto r = exact_equity(make({"KK", "AKs"}, "Ks 7d 2c"), 2);
+  // KK: 3 combos left (no Ks); AKs: AcKc, AdKd, AhKh. Each KK combo holds two of those
+  // kings, so exactly one AKs combo fits with it.
+  EXPECT_EQ(r.assignments, 3u);
+}
+
+TEST(PokerEquity, MonteCarloAgreesWithExactAndIsDeterministic) {
+  const auto in = make({"QQ+", "AKs", "random"}, "7c 8d 9h 2s");
+  const auto ex = exact_equity(in, 2);
+  EXPECT_EQ(total_share(ex), pot_units * ex.outcomes);
+  const auto spec = make_engine_spec("xoshiro256pp", 9, std::nullopt);
+  const std::uint64_t trials = 100000;
+  const auto mc1 = sample_equity(in, trials, spec, 1);
+  const auto mc2 = sample_equity(in, trials, spec, 2);
+  EXPECT_EQ(mc1.outcomes, trials);
+  for (std::size_t p = 0; p < 3; ++p) {
+    EXPECT_EQ(mc1.players[p].share, mc2.players[p].share);
+    EXPECT_EQ(mc1.players[p].wins, mc2.players[p].wins);
+    // Shares are in [0, 1], so the standard error is at most 0.5 / sqrt(n); 5 of them
+    // would be exceeded by chance with probability < 1e-6.
+    EXPECT_NEAR(equity(mc1, p), equity(ex, p), 5 * 0.5 / std::sqrt(static_cast<double>(trials))) << p;
+  }
+}
+
+TEST(PokerEquity, FixedHandsMonteCarloReusesTheDeck) {
+  const auto in = make({"AhKh", "QsQd"});
+  const auto mc = sample_equity(in, 300000, make_engine_spec("chacha20", 4, std::nullopt), 2);
+  EXPECT_NEAR(equity(mc, 0), 0.4621, 5 * 0.5 / std::sqrt(300000.0));
+}
+
+TEST(PokerEquity, RejectsBadInput) {
+  EXPECT_THROW((void)make({"AhKh"}), std::invalid_argument);                              // one player
+  EXPECT_THROW((void)make(std::vector<std::string>(11, "random")), std::invalid_argument);  // eleven
+  EXPECT_THROW((void)make({"AhKh", "AhQd"}), std::invalid_argument);                      // Ah twice
+  EXPECT_THROW((void)make({"AhKh", "QsQd"}, "Ah 7c 8d"), std::invalid_argument);          // on the board
+  EXPECT_THROW((void)make({"AhKh", "QsQd"}, "7c 7c 8d"), std::invalid_argument);          // board twice
+  EXPECT_THROW((void)make({"AhKh", "QsQd"}, "2c 3c 4c 5c 6c 7c"), std::invalid_argument); // 6 board cards
+  EXPECT_THROW((void)make({"AhKh", "QsQd"}, "", "Qs"), std::invalid_argument);            // dead card in a hand
+  EXPECT_THROW((void)make({"AA", "AA", "AA"}), std::invalid_argument);                    // no deal possible
+  EXPECT_THROW((void)make({"KK", "QsQd"}, "Kc Kd Ks"), std::invalid_argument);            // range emptied
+  try {
+    (void)make({"AhKh", "AhQd"});
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("Ah"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fairdeck::poker
