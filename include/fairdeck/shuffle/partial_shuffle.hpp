@@ -43,11 +43,11 @@ auto partial_shuffle(R&& r, std::uint64_t k, E& engine) {
     // Several dice per word (batched.hpp): 7 cards of 52 from one 64-bit word; same
     // guarantee, different (still exact) indices than one draw per card.
     batched::partial_fisher_yates<64>(first, n, steps, batched::engine_words<E>{engine});
-    return std::ranges::subrange(first, first + static_cast<std::ptrdiff_t>(k));
-  }
-  for (std::uint64_t i = 0; i < steps; ++i) {
-    const auto j = i + draw_below(engine, n - i);
-    std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i), first + static_cast<std::ptrdiff_t>(j));
+  } else {
+    for (std::uint64_t i = 0; i < steps; ++i) {
+      const auto j = i + draw_below(engine, n - i);
+      std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i), first + static_cast<std::ptrdiff_t>(j));
+    }
   }
   return dealt_cards<decltype(first)>{first, first + static_cast<std::ptrdiff_t>(k)};
 }
