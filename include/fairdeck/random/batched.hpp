@@ -30,14 +30,20 @@ namespace fairdeck {
 
 namespace batched {
 
-inline constexpr unsigned max_batch = 12;  // dice per word at most (52 cards: 5 words)
+inline constexpr unsigned max_batch = 12;
+
+// The per-batch code must be inlined with its batch size as a constant (unrolled loops);
+// big translation units otherwise tempt the compiler into out-of-line, run-time-k copies
+// that are 2-3 times slower.
+#define FAIRDECK_BATCH_INLINE [[gnu::always_inline]] inline
+#define FAIRDECK_LAMBDA_INLINE __attribute__((always_inline))  // dice per word at most (52 cards: 5 words)
 
 template <unsigned W>
 inline constexpr std::uint64_t word_mask = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
 
 // (hi, lo) of r * s for a W-bit r and s <= 2^W: hi = floor(r*s / 2^W), lo = r*s mod 2^W.
 template <unsigned W>
-[[nodiscard]] constexpr std::uint64_t mul_split(std::uint64_t r, std::uint64_t s, std::uint64_t& lo) noexcept {
+[[nodiscard]] FAIRDECK_BATCH_INLINE constexpr std::uint64_t mul_split(std::uint64_t r, std::uint64_t s, std::uint64_t& lo) noexcept {
   if constexpr (W == 64) {
     const detail::uint128 m = detail::uint128{r} * s;
     lo = static_cast<std::uint64_t>(m);
@@ -64,7 +70,7 @@ template <unsigned W>
 // then meaningless. The cheap test leftover >= P settles almost every word without the
 // division (2^W mod P < P).
 template <unsigned W>
-[[nodiscard]] constexpr bool dice_from_word(std::uint64_t word, const std::uint64_t* sizes, unsigned k,
+[[nodiscard]] FAIRDECK_BATCH_INLINE constexpr bool dice_from_word(std::uint64_t word, const std::uint64_t* sizes, unsigned k,
                                             std::uint64_t product, std::uint64_t* out) noexcept {
   std::uint64_t r = word;
   for (unsigned j = 0; j < k; ++j) out[j] = mul_split<W>(r, sizes[j], r);
@@ -73,7 +79,7 @@ template <unsigned W>
 
 // Draws words from `next` (a callable returning uniform W-bit words) until one is accepted.
 template <unsigned W, class Next>
-constexpr void roll_dice(Next& next, const std::uint64_t* sizes, unsigned k, std::uint64_t product, std::uint64_t* out) {
+FAIRDECK_BATCH_INLINE constexpr void roll_dice(Next& next, const std::uint64_t* sizes, unsigned k, std::uint64_t product, std::uint64_t* out) {
   while (!dice_from_word<W>(next(), sizes, k, product, out)) {
   }
 }
@@ -116,14 +122,15 @@ struct engine_words {
   std::uint64_t operator()() { return static_cast<std::uint64_t>(e()); }
 };
 
-// Calls f(std::integral_constant<unsigned, k>) for a run-time k in [1, max_batch]: the
-// per-batch loops then have a compile-time trip count and unroll (the 7-card deal and
-// the 52-card shuffle gain ~20%).
-template <class F>
-constexpr void with_static_batch(unsigned k, F&& f) {
-  [&]<unsigned... I>(std::integer_sequence<unsigned, I...>) {
-    (void)((k == I + 1 ? (f(std::integral_constant<unsigned, I + 1>{}), true) : false) || ...);
-  }(std::make_integer_sequence<unsigned, max_batch>{});
+// Runs step.template operator()<K>() for a run-time k in [1, max_batch] with K == k as a
+// compile-time constant, so each batch's loops have a fixed trip count and unroll.
+template <class Step, unsigned... I>
+FAIRDECK_BATCH_INLINE void with_static_batch(unsigned k, Step& step, std::integer_sequence<unsigned, I...>) {
+  (void)((k == I + 1 ? (step.template operator()<I + 1>(), true) : false) || ...);
+}
+template <class Step>
+FAIRDECK_BATCH_INLINE void with_static_batch(unsigned k, Step& step) {
+  with_static_batch(k, step, std::make_integer_sequence<unsigned, max_batch>{});
 }
 
 // A W-bit word source seen as an engine, for the rare die wider than a word (W < 64).
@@ -155,14 +162,14 @@ void fisher_yates(It first, std::uint64_t n, Next&& next) {
     }
     unsigned k = batch_size<W>(i);
     if (k > i - 1) k = static_cast<unsigned>(i - 1);
-    with_static_batch(k, [&](auto kc) {
-      constexpr unsigned K = decltype(kc)::value;
+    auto step = [&]<unsigned K>() FAIRDECK_LAMBDA_INLINE {
       std::uint64_t product = 1;
       for (unsigned j = 0; j < K; ++j) product *= (sizes[j] = i - j);
       roll_dice<W>(next, sizes.data(), K, product, dice.data());
       for (unsigned j = 0; j < K; ++j)
         std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i - 1 - j), first + static_cast<std::ptrdiff_t>(dice[j]));
-    });
+    };
+    with_static_batch(k, step);
     i -= k;
   }
 }
@@ -222,15 +229,15 @@ void partial_fisher_yates(It first, std::uint64_t n, std::uint64_t steps, Next&&
     const unsigned k = left <= max_batch && m <= batch_limits<W>[left]
                            ? static_cast<unsigned>(left)
                            : std::min<unsigned>(batch_size<W>(m), static_cast<unsigned>(std::min<std::uint64_t>(left, max_batch)));
-    with_static_batch(k, [&](auto kc) {
-      constexpr unsigned K = decltype(kc)::value;
+    auto step = [&]<unsigned K>() FAIRDECK_LAMBDA_INLINE {
       std::uint64_t product = 1;
       for (unsigned j = 0; j < K; ++j) product *= (sizes[j] = m - j);
       roll_dice<W>(next, sizes.data(), K, product, dice.data());
       for (unsigned j = 0; j < K; ++j)
         std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(p + j),
                                first + static_cast<std::ptrdiff_t>(p + j + dice[j]));
-    });
+    };
+    with_static_batch(k, step);
     p += k;
   }
 }
