@@ -269,8 +269,8 @@ void huge_shuffle_workspace::release() noexcept {
   mapped_ = bytes_ = 0;
 }
 
-// 2 MiB-aligned and marked for transparent huge pages: saves most page faults and TLB
-// misses of the scatter. madvise is only a hint; failure costs speed, not correctness.
+// 2 MiB-aligned (the staged lines of the scatter must be 64-byte aligned). Transparent huge
+// pages were measured slower here: the first call paid seconds of memory compaction.
 void* huge_shuffle_workspace::reserve(std::size_t bytes) {
   if (bytes <= bytes_) return data_;
   release();
@@ -281,7 +281,6 @@ void* huge_shuffle_workspace::reserve(std::size_t bytes) {
   mapped_ = rounded + huge_page;
   data_ = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(p) + huge_page - 1) & ~(huge_page - 1));
   bytes_ = rounded;
-  ::madvise(data_, bytes_, MADV_HUGEPAGE);
   return data_;
 }
 

@@ -197,13 +197,17 @@ void inside_out_copy(const T* src, T* dst, std::uint64_t m, Next&& next) {
     }
     unsigned k = batch_size<W>(top);
     if (k > m - i) k = static_cast<unsigned>(m - i);
-    std::uint64_t product = 1;
-    for (unsigned j = 0; j < k; ++j) product *= (sizes[j] = i + 1 + j);
-    roll_dice<W>(next, sizes.data(), k, product, dice.data());
-    for (unsigned j = 0; j < k; ++j, ++i) {
-      dst[i] = dst[dice[j]];
-      dst[dice[j]] = src[i];
-    }
+    auto step = [&]<unsigned K>() FAIRDECK_LAMBDA_INLINE {
+      std::uint64_t product = 1;
+      for (unsigned j = 0; j < K; ++j) product *= (sizes[j] = i + 1 + j);
+      roll_dice<W>(next, sizes.data(), K, product, dice.data());
+      for (unsigned j = 0; j < K; ++j) {
+        dst[i + j] = dst[dice[j]];
+        dst[dice[j]] = src[i + j];
+      }
+    };
+    with_static_batch(k, step);
+    i += k;
   }
 }
 

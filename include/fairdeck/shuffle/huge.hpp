@@ -61,7 +61,7 @@ struct huge_shuffle_plan {
 
 // The scratch copy, kept between calls: fresh memory must be zeroed by the kernel on first
 // touch, which costs about as much as the scatter itself, so code that shuffles again and
-// again (an epoch loop) should keep one workspace. Huge-page backed where the OS allows.
+// again (an epoch loop) should keep one workspace.
 class huge_shuffle_workspace {
  public:
   huge_shuffle_workspace() = default;
