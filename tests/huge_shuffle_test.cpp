@@ -189,3 +189,51 @@ TEST(HugeShuffle, EmptyAndTinyInputs) {
   EXPECT_TRUE(fairdeck::huge_shuffle(std::span(one), seeded(engine_id::pcg64, 1)));
   EXPECT_EQ(one[0], 7u);
 }
+
+TEST(HugeShuffle, RandomPermutationEqualsShufflingTheIdentity) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{100'003}}) {
+    huge_shuffle_options opt;
+    opt.bucket_bytes = 4096;
+    opt.chunk_elements = 1000;
+    opt.threads = 2;
+    auto shuffled = iota_vector<std::uint32_t>(n);
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(shuffled), seeded(engine_id::pcg64, 77), opt));
+    std::vector<std::uint32_t> perm(n, 12345);
+    ASSERT_TRUE(fairdeck::random_permutation(std::span(perm), seeded(engine_id::pcg64, 77), opt));
+    EXPECT_EQ(perm, shuffled) << n;
+    // 64-bit elements make a different plan (bucket_bytes / 8), hence a different order.
+    auto shuffled64 = iota_vector<std::uint64_t>(n);
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(shuffled64), seeded(engine_id::pcg64, 77), opt));
+    std::vector<std::uint64_t> perm64(n);
+    ASSERT_TRUE(fairdeck::random_permutation(std::span(perm64), seeded(engine_id::pcg64, 77), opt));
+    EXPECT_EQ(perm64, shuffled64) << n;
+  }
+  // Unaligned output (no streaming stores) gives the same permutation.
+  std::vector<std::uint32_t> buf(100'004), ref(100'003);
+  huge_shuffle_options opt;
+  opt.bucket_bytes = 4096;
+  ASSERT_TRUE(fairdeck::random_permutation(std::span(ref), seeded(engine_id::xoshiro256pp, 5), opt));
+  ASSERT_TRUE(fairdeck::random_permutation(std::span(buf).subspan(1), seeded(engine_id::xoshiro256pp, 5), opt));
+  EXPECT_TRUE(std::equal(ref.begin(), ref.end(), buf.begin() + 1));
+  EXPECT_TRUE(is_permutation_of_iota(ref));
+}
+
+TEST(HugeShuffle, RandomPermutationOfFiveIsUniform) {
+  constexpr std::size_t n = 5, orders = 120;
+  constexpr std::uint64_t per_order = 300;
+  huge_shuffle_options opt;
+  opt.bucket_bytes = 8;
+  opt.chunk_elements = 2;
+  opt.threads = 1;
+  std::map<std::vector<std::uint32_t>, std::uint64_t> counts;
+  for (std::uint64_t t = 0; t < orders * per_order; ++t) {
+    std::vector<std::uint32_t> v(n);
+    ASSERT_TRUE(fairdeck::random_permutation(std::span(v), seeded(engine_id::chacha20, t), opt));
+    ++counts[v];
+  }
+  ASSERT_EQ(counts.size(), orders);
+  double chi2 = 0;
+  for (const auto& [order, c] : counts)
+    chi2 += (static_cast<double>(c) - per_order) * (static_cast<double>(c) - per_order) / per_order;
+  EXPECT_LT(chi2, boost::math::quantile(boost::math::complement(boost::math::chi_squared(orders - 1), 1e-6)));
+}

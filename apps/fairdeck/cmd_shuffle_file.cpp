@@ -156,22 +156,22 @@ class output_file {
   std::vector<char> buf_;
 };
 
-// Shuffled order of m items: a permutation of 0..m-1 (32-bit while it fits).
+// Shuffled order of m items: a uniformly random permutation of 0..m-1 (32-bit while it
+// fits), generated in place by random_permutation — no scratch copy, no initial fill.
 template <class Index>
-std::vector<Index> shuffled_order(std::uint64_t m, const engine_spec& spec, unsigned threads) {
-  std::vector<Index> order(m);
-  for (std::uint64_t i = 0; i < m; ++i) order[i] = static_cast<Index>(i);
+std::unique_ptr<Index[]> shuffled_order(std::uint64_t m, const engine_spec& spec, unsigned threads) {
+  auto order = std::make_unique_for_overwrite<Index[]>(m);
   progress_bar bar("shuffling");
   huge_shuffle_options opt;
   opt.threads = threads;
   opt.control = bar.control();
-  if (!huge_shuffle(std::span<Index>(order), spec, opt)) throw interrupted_error("interrupted; nothing written");
+  if (!random_permutation(std::span<Index>(order.get(), m), spec, opt)) throw interrupted_error("interrupted; nothing written");
   return order;
 }
 
 // Writes item order[k] for k = 0..m-1; item(i) -> (pointer, length, append a newline).
 template <class Index, class Item>
-void write_in_order(const std::vector<Index>& order, output_file& out, Item item) {
+void write_in_order(std::span<const Index> order, output_file& out, Item item) {
   progress_bar bar("writing");
   const run_control rc = bar.control();
   const std::uint64_t m = order.size();
@@ -207,7 +207,8 @@ int run_shuffle_file(const shuffle_file_options& o) {
     auto run = [&](auto index_tag) {
       using Index = decltype(index_tag);
       const auto order = shuffled_order<Index>(items, spec, o.threads);
-      write_in_order(order, out, [&](Index i) { return std::tuple{in.data() + i * rs, rs, false}; });
+      write_in_order(std::span<const Index>(order.get(), items), out,
+                     [&](Index i) { return std::tuple{in.data() + i * rs, rs, false}; });
     };
     if (items <= 0xFFFFFFFFu) run(std::uint32_t{}); else run(std::uint64_t{});
   } else {
@@ -234,7 +235,7 @@ int run_shuffle_file(const shuffle_file_options& o) {
     auto run = [&](auto index_tag) {
       using Index = decltype(index_tag);
       const auto order = shuffled_order<Index>(items, spec, o.threads);
-      write_in_order(order, out, [&](Index i) {
+      write_in_order(std::span<const Index>(order.get(), items), out, [&](Index i) {
         return std::tuple{in.data() + starts[i], starts[i + 1] - starts[i], unterminated && i + 1 == items};
       });
     };
@@ -243,7 +244,7 @@ int run_shuffle_file(const shuffle_file_options& o) {
   out.commit();
   if (o.json) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const auto plan = plan_huge_shuffle(items, items <= 0xFFFFFFFFu ? 4 : 8);
+    const auto plan = plan_huge_shuffle(items, items <= 0xFFFFFFFFu ? 4 : 8);  // random_permutation: no scratch
     print_json({{"input", o.input},
                 {"output", o.output},
                 {"mode", o.record_size ? "records" : "lines"},
@@ -252,7 +253,7 @@ int run_shuffle_file(const shuffle_file_options& o) {
                 {"bytes", size},
                 {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
                 {"buckets", plan.buckets()},
-                {"scratch_bytes", plan.overhead_bytes()},
+                {"scratch_bytes", plan.bucket_bits ? (plan.chunks + 1) * plan.buckets() * 8 : 0},
                 {"engine", engine_json(spec)},
                 {"seconds", secs}});
   }

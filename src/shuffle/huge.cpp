@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -72,14 +73,17 @@ struct alignas(64) line_of {
 // Writes staged slots [first, end) of the line starting at element line_start, skipping
 // slots before `region` (another chunk's or bucket's). Full lines bypass the cache.
 template <class T>
-void flush_line(T* out, std::uint64_t line_start, std::uint64_t end, std::uint64_t region, const line_of<T>& stage) {
+void flush_line(T* out, std::uint64_t line_start, std::uint64_t end, std::uint64_t region, const line_of<T>& stage,
+                bool streaming) {
 #if defined(__SSE2__)
-  if (line_start >= region && end - line_start == line_of<T>::size) {
+  if (streaming && line_start >= region && end - line_start == line_of<T>::size) {
     auto* dst = reinterpret_cast<__m128i*>(out + line_start);
     const auto* src = reinterpret_cast<const __m128i*>(stage.v);
     for (int q = 0; q < 4; ++q) _mm_stream_si128(dst + q, _mm_load_si128(src + q));
     return;
   }
+#else
+  (void)streaming;
 #endif
   const std::uint64_t first = std::max(line_start, region);
   std::memcpy(out + first, stage.v + (first - line_start), (end - first) * sizeof(T));
@@ -91,14 +95,14 @@ inline void store_fence() {
 #endif
 }
 
-// dst[0..m) = src[0..m) in uniformly random order, in one pass (batched inside-out
+// dst[0..m) = src[0..m) in uniformly random order (src == dst allowed), in one pass (batched inside-out
 // Fisher–Yates for 64-bit engines; copy then fisher_yates for the others).
 template <class T, class E>
 void copy_shuffled(const T* src, T* dst, std::uint64_t m, E& e) {
   if constexpr (batchable_engine<E>) {
     batched::inside_out_copy<64>(src, dst, m, batched::engine_words<E>{e});
   } else {
-    std::memcpy(dst, src, m * sizeof(T));
+    if (src != dst) std::memcpy(dst, src, m * sizeof(T));
     fisher_yates(std::span<T>(dst, m), e);
   }
 }
@@ -135,9 +139,13 @@ bool parallel_for(std::uint64_t count, unsigned threads, progress_state& ps, F&&
   return finished.load() == count;
 }
 
-template <class T>
+// Permutation == false: shuffle data (scatter into the workspace, copy buckets home).
+// Permutation == true: data = a random permutation of 0..n-1; the "input" is the index
+// itself, so the scatter writes straight into data and buckets are shuffled in place: no
+// scratch memory at all.
+template <class T, bool Permutation>
 bool shuffle_impl(std::span<T> data, const engine_spec& user_spec, const huge_shuffle_options& options,
-                  huge_shuffle_workspace& workspace) {
+                  huge_shuffle_workspace* workspace) {
   const huge_shuffle_plan plan = plan_huge_shuffle(data.size(), sizeof(T), options);
   engine_spec spec = replayable(user_spec);
   struct key_wiper {
@@ -150,6 +158,8 @@ bool shuffle_impl(std::span<T> data, const engine_spec& user_spec, const huge_sh
   const run_control& rc = options.control;
   if (plan.bucket_bits == 0) {
     if (rc.stopped()) return false;
+    if constexpr (Permutation)
+      for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<T>(i);
     visit_engine(spec, 0, [&](auto& e) { fisher_yates(data, e); });
     rc.progress(data.size(), data.size());
     return true;
@@ -186,10 +196,8 @@ bool shuffle_impl(std::span<T> data, const engine_spec& user_spec, const huge_sh
   }
   bucket_start[buckets] = running;
 
-  struct {
-    T* p;
-    T* get() const noexcept { return p; }
-  } scratch{static_cast<T*>(workspace.reserve(n * sizeof(T)))};
+  T* const target = Permutation ? data.data() : static_cast<T*>(workspace->reserve(n * sizeof(T)));
+  const bool streaming = reinterpret_cast<std::uintptr_t>(target) % 64 == 0;
   // 2. Scatter: replay each chunk's labels; each chunk owns its cursors. Elements are
   // staged per bucket in the slot their destination has within its 64-byte line, and a
   // completed line is written with streaming stores (software write combining): no read
@@ -197,7 +205,8 @@ bool shuffle_impl(std::span<T> data, const engine_spec& user_spec, const huge_sh
   if (!parallel_for(plan.chunks, threads, ps, [&](std::uint64_t c) {
         std::uint64_t* cursor = table.data() + c * buckets;
         const T* in = data.data() + c * plan.chunk_elements;
-        T* out = scratch.get();
+        const std::uint64_t base = c * plan.chunk_elements;
+        T* out = target;
         const std::uint64_t len = chunk_len(c);
         thread_local std::vector<line_of<T>> staging;
         thread_local std::vector<std::uint64_t> region_start;
@@ -208,32 +217,36 @@ bool shuffle_impl(std::span<T> data, const engine_spec& user_spec, const huge_sh
         visit_engine(spec, c, [&](auto& e) {
           for_each_label(e, len, bits, [&](std::uint64_t i, std::uint64_t l) {
             const std::uint64_t at = cursor[l]++;
-            stage[l].v[at % line_of<T>::size] = in[i];
-            if ((at + 1) % line_of<T>::size == 0) flush_line(out, at + 1 - line_of<T>::size, at + 1, region[l], stage[l]);
+            if constexpr (Permutation)
+              stage[l].v[at % line_of<T>::size] = static_cast<T>(base + i);
+            else
+              stage[l].v[at % line_of<T>::size] = in[i];
+            if ((at + 1) % line_of<T>::size == 0)
+              flush_line(out, at + 1 - line_of<T>::size, at + 1, region[l], stage[l], streaming);
           });
         });
         for (std::uint64_t b = 0; b < buckets; ++b)
           if (const std::uint64_t end = cursor[b]; end % line_of<T>::size)
-            flush_line(out, end - end % line_of<T>::size, end, region_start[b], staging[b]);
+            flush_line(out, end - end % line_of<T>::size, end, region_start[b], staging[b], streaming);
         store_fence();
         return len;
       }))
-    return false;  // data untouched so far
+    return false;  // shuffle: data untouched so far
 
   // 3. Shuffle each bucket in cache and copy it home.
   std::vector<std::uint8_t> done(buckets, 0);
   const bool complete = parallel_for(buckets, threads, ps, [&](std::uint64_t b) {
     const std::uint64_t first = bucket_start[b], len = bucket_start[b + 1] - first;
     visit_engine(spec, bucket_stream_base + b, [&](auto& e) {
-      copy_shuffled(scratch.get() + first, data.data() + first, len, e);
+      copy_shuffled(target + first, data.data() + first, len, e);  // in place when Permutation
     });
     done[b] = 1;
     return len;
   });
-  if (!complete)  // stopped: put the rest back unshuffled so data stays a permutation
+  if (!complete && !Permutation)  // stopped: put the rest back unshuffled, data stays a permutation
     for (std::uint64_t b = 0; b < buckets; ++b)
       if (!done[b])
-        std::memcpy(data.data() + bucket_start[b], scratch.get() + bucket_start[b],
+        std::memcpy(data.data() + bucket_start[b], target + bucket_start[b],
                     (bucket_start[b + 1] - bucket_start[b]) * sizeof(T));
   return complete;
 }
@@ -286,22 +299,31 @@ void* huge_shuffle_workspace::reserve(std::size_t bytes) {
 
 bool huge_shuffle(std::span<std::uint32_t> data, const engine_spec& spec, const huge_shuffle_options& options) {
   huge_shuffle_workspace ws;
-  return shuffle_impl(data, spec, options, ws);
+  return shuffle_impl<std::uint32_t, false>(data, spec, options, &ws);
 }
 
 bool huge_shuffle(std::span<std::uint64_t> data, const engine_spec& spec, const huge_shuffle_options& options) {
   huge_shuffle_workspace ws;
-  return shuffle_impl(data, spec, options, ws);
+  return shuffle_impl<std::uint64_t, false>(data, spec, options, &ws);
 }
 
 bool huge_shuffle(std::span<std::uint32_t> data, const engine_spec& spec, const huge_shuffle_options& options,
                   huge_shuffle_workspace& workspace) {
-  return shuffle_impl(data, spec, options, workspace);
+  return shuffle_impl<std::uint32_t, false>(data, spec, options, &workspace);
 }
 
 bool huge_shuffle(std::span<std::uint64_t> data, const engine_spec& spec, const huge_shuffle_options& options,
                   huge_shuffle_workspace& workspace) {
-  return shuffle_impl(data, spec, options, workspace);
+  return shuffle_impl<std::uint64_t, false>(data, spec, options, &workspace);
+}
+
+bool random_permutation(std::span<std::uint32_t> out, const engine_spec& spec, const huge_shuffle_options& options) {
+  if (out.size() > std::uint64_t{0xFFFFFFFF} + 1) throw std::length_error("random_permutation: n exceeds 2^32 for uint32_t");
+  return shuffle_impl<std::uint32_t, true>(out, spec, options, nullptr);
+}
+
+bool random_permutation(std::span<std::uint64_t> out, const engine_spec& spec, const huge_shuffle_options& options) {
+  return shuffle_impl<std::uint64_t, true>(out, spec, options, nullptr);
 }
 
 }  // namespace fairdeck

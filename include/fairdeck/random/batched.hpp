@@ -176,7 +176,8 @@ void fisher_yates(It first, std::uint64_t n, Next&& next) {
 
 // "Inside-out" Fisher–Yates (Durstenfeld's variant that shuffles while copying, Knuth
 // TAOCP 3.4.2): dst[0..m) receives src[0..m) in uniformly random order; element i takes a
-// die of size i+1. One pass instead of copy-then-shuffle. src and dst must not overlap.
+// die of size i+1. One pass instead of copy-then-shuffle. src == dst is allowed (each step
+// is then a swap of positions i and j <= i, still exact); other overlaps are not.
 template <unsigned W, class T, class Next>
 void inside_out_copy(const T* src, T* dst, std::uint64_t m, Next&& next) {
   std::array<std::uint64_t, max_batch> sizes{}, dice{};
@@ -189,8 +190,9 @@ void inside_out_copy(const T* src, T* dst, std::uint64_t m, Next&& next) {
       if (top > word_mask<W>) {
         wide_die_engine<W, std::remove_reference_t<Next>> e{&next};
         const std::uint64_t j = uniform_below(e, i + 1);
+        const T v = src[i];
         dst[i] = dst[j];
-        dst[j] = src[i];
+        dst[j] = v;
         ++i;
         continue;
       }
@@ -202,8 +204,9 @@ void inside_out_copy(const T* src, T* dst, std::uint64_t m, Next&& next) {
       for (unsigned j = 0; j < K; ++j) product *= (sizes[j] = i + 1 + j);
       roll_dice<W>(next, sizes.data(), K, product, dice.data());
       for (unsigned j = 0; j < K; ++j) {
+        const T v = src[i + j];  // read first: src == dst is allowed (then it is a swap)
         dst[i + j] = dst[dice[j]];
-        dst[dice[j]] = src[i + j];
+        dst[dice[j]] = v;
       }
     };
     with_static_batch(k, step);

@@ -91,4 +91,12 @@ bool huge_shuffle(std::span<std::uint32_t> data, const engine_spec& spec, const 
 bool huge_shuffle(std::span<std::uint64_t> data, const engine_spec& spec, const huge_shuffle_options& options,
                   huge_shuffle_workspace& workspace);
 
+// Fills `out` with a uniformly random permutation of 0..n-1: the same order huge_shuffle
+// gives an array holding 0..n-1 (same seed, same options), but with no scratch copy — the
+// indices are generated, scattered straight into `out` and each bucket is shuffled in
+// place. Overhead: the offsets table only. Returns false if stopped (out's contents are
+// then unspecified). uint32_t needs n <= 2^32 (else std::length_error).
+bool random_permutation(std::span<std::uint32_t> out, const engine_spec& spec, const huge_shuffle_options& options = {});
+bool random_permutation(std::span<std::uint64_t> out, const engine_spec& spec, const huge_shuffle_options& options = {});
+
 }  // namespace fairdeck
