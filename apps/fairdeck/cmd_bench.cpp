@@ -186,6 +186,15 @@ bench_section huge_section(std::uint64_t n, unsigned threads) {
     }
     if (threads == 1) break;
   }
+  s.rows.push_back({fmt::format("fairdeck::random_permutation (0..n-1, no scratch), {} thread{}", threads, threads == 1 ? "" : "s"),
+                    "xoshiro256pp", [data, seed, threads](std::uint64_t) {
+                      huge_shuffle_options opt;
+                      opt.threads = threads;
+                      engine_spec spec = bench_spec(engine_id::xoshiro256pp);
+                      spec.seed = ++*seed;
+                      random_permutation(std::span(*data), spec, opt);
+                      escape(data->data());
+                    }, std::nullopt});
   s.rows.push_back({fmt::format("fairdeck::huge_shuffle, {} thread{}", threads, threads == 1 ? "" : "s"), "secure",
                     [data, threads](std::uint64_t) {
                       huge_shuffle_options opt;
