@@ -130,6 +130,7 @@ FAIRDECK_BATCH_INLINE void with_static_batch(unsigned k, Step& step, std::intege
 }
 template <class Step>
 FAIRDECK_BATCH_INLINE void with_static_batch(unsigned k, Step& step) {
+  assert(k >= 1 && k <= max_batch);
   with_static_batch(k, step, std::make_integer_sequence<unsigned, max_batch>{});
 }
 
@@ -257,3 +258,6 @@ template <class E>
 concept batchable_engine = random_engine<E> && !has_native_below<E> && engine_bits<E> == 64;
 
 }  // namespace fairdeck
+
+#undef FAIRDECK_BATCH_INLINE
+#undef FAIRDECK_LAMBDA_INLINE
