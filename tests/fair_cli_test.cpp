@@ -12,21 +12,14 @@
 
 #include "cli_runner.hpp"
 #include "fairdeck/cards/deal.hpp"
+#include "fair_test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 
 using namespace fairdeck;
+using fairdeck::testing::temp_dir;
 using fairdeck::testing::run_cli;
 
 namespace {
-
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_fair_cli_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() { std::filesystem::remove_all(path); }
-};
 
 std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -257,6 +250,7 @@ TEST(FairCli, BadInputIsAOneLineUsageError) {
       {deal + " --client-seed a --nonce -1", "digits only"},
       {deal + " --client-seed a --nonce 01", "leading zeros"},
       {deal + " --client-seed '' --nonce 1", "client seed is empty"},
+      {deal + " --client-seed \"$(printf 'a\\tb')\" --nonce 1", "client seed contains a control character (byte 2 is 0x09)"},
       {deal + " --client-seed a --nonce 1 --players 3", "--players needs --game holdem"},
       {deal + " --client-seed a --nonce 1 --game holdem", "needs --players"},
       {deal + " --client-seed a --nonce 1 --game holdem --players 23", "--players must be 2..22"},
@@ -264,6 +258,7 @@ TEST(FairCli, BadInputIsAOneLineUsageError) {
       {deal + " --client-seed a --nonce 1 --decks 0", "--decks must be at least 1"},
       {deal + " --nonce 1", "--client-seed is required"},
       {"fair", "fair"},
+      {"fair commit --out -", "--out - would print the secret seed"},
       {verify_args("abc", commitment1, "a", "1", deck1), "server seed must be 64 hex digits"},
       {verify_args(seed1_hex, std::string(commitment1).substr(1) + "g", "a", "1", deck1),
        "--commitment has a non-hex character 'g' at position 64"},

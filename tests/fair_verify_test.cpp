@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fair_test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 
 using namespace fairdeck;
+using fairdeck::testing::temp_dir;
 using namespace fairdeck::fair;
 
 namespace {
@@ -33,16 +35,6 @@ std::string error_of(F f) {
   }
   return "(no error)";
 }
-
-// A fresh empty directory per test, removed afterwards.
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_fair_test_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() { std::filesystem::remove_all(path); }
-};
 
 }  // namespace
 
@@ -165,6 +157,8 @@ TEST(FairParse, ClientSeed) {
   EXPECT_EQ(error_of([] { validate_client_seed("ab\xc3"); }), "client seed is not valid UTF-8 (byte 3 is 0xc3)");
   for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe0\x80\xaf", "\x80", "\xff"})
     EXPECT_THROW(validate_client_seed(bad), fair_input_error) << bad;
+  EXPECT_EQ(error_of([] { validate_client_seed("alice\n"); }), "client seed contains a control character (byte 6 is 0x0a)");
+  for (const char* bad : {"a\tb", "\x1b[31m", "x\x7f"}) EXPECT_THROW(validate_client_seed(bad), fair_input_error) << bad;
   EXPECT_THROW((void)deal_deck(seed, "", 0, {}), fair_input_error);
 }
 

@@ -2,6 +2,7 @@
 // match-ups, card removal, Monte Carlo agreement and determinism, input errors.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "fairdeck/poker/equity.hpp"
@@ -122,6 +123,21 @@ TEST(PokerEquity, FixedHandsMonteCarloReusesTheDeck) {
   const auto in = make({"AhKh", "QsQd"});
   const auto mc = sample_equity(in, 300000, make_engine_spec("chacha20", 4, std::nullopt), 2);
   EXPECT_NEAR(equity(mc, 0), 0.4621, 5 * 0.5 / std::sqrt(300000.0));
+}
+
+TEST(PokerEquity, StopsWhenAskedAndReportsProgress) {
+  const auto in = make({"AhKh", "QsQd"});
+  const std::atomic<bool> stop{true};
+  run_control halt;
+  halt.stop = &stop;
+  EXPECT_FALSE(exact_equity(in, 2, halt).complete);
+  EXPECT_FALSE(sample_equity(in, 100000, make_engine_spec("xoshiro256pp", 1, std::nullopt), 2, halt).complete);
+  std::uint64_t last = 0, total = 0;
+  run_control watch;
+  watch.on_progress = [&](std::uint64_t d, std::uint64_t t) { last = std::max(last, d), total = t; };
+  const auto r = exact_equity(make({"AhKh", "QsQd"}, "7c 8d 9h"), 2, watch);
+  EXPECT_EQ(last, 990u);
+  EXPECT_EQ(total, r.outcomes);
 }
 
 TEST(PokerEquity, RejectsBadInput) {

@@ -16,6 +16,8 @@ namespace {
 
 namespace fp = fairdeck::poker;
 
+constexpr unsigned max_threads = 256;
+
 // Exact runs are chosen automatically up to this many hand evaluations (about a second on
 // two cores); --exact allows up to the hard limit.
 constexpr double auto_exact_work = 4e8;
@@ -65,6 +67,7 @@ int run_equity(const equity_options& o) {
   if (o.hands.size() < fp::equity_min_players || o.hands.size() > fp::equity_max_players)
     throw usage_error(fmt::format("equity needs {} to {} hands or ranges, got {}", fp::equity_min_players,
                                   fp::equity_max_players, o.hands.size()));
+  if (o.threads > max_threads) throw usage_error(fmt::format("--threads must be 0..{}, got {}", max_threads, o.threads));
   if (o.exact && o.trials_opt->count()) throw usage_error("--exact and --trials exclude each other");
   if (o.trials_opt->count() && o.trials == 0) throw usage_error("--trials must be at least 1");
   fp::equity_input in;

@@ -49,6 +49,7 @@ nlohmann::json names(std::span<const card_t> cards, const deck_spec& spec, bool 
 }
 
 int run_commit(const fair_options& o) {
+  if (o.out == "-") throw usage_error("--out - would print the secret seed: give a file name");
   const auto seed = fair::server_seed::generate();
   const std::string commitment = fair::commitment(seed);
   // No --out: a fresh file named after the commitment, so it never collides and is easy

@@ -16,6 +16,8 @@ namespace {
 
 namespace fp = fairdeck::poker;
 
+constexpr unsigned max_threads = 256;
+
 struct odds_options {
   engine_options engine;
   unsigned cards = 7;
@@ -30,6 +32,7 @@ struct odds_options {
 constexpr fp::hand_category by_rank_desc(unsigned i) { return static_cast<fp::hand_category>(fp::category_count - 1 - i); }
 
 int run_odds(const odds_options& o) {
+  if (o.threads > max_threads) throw usage_error(fmt::format("--threads must be 0..{}, got {}", max_threads, o.threads));
   if (o.cards < 5 || o.cards > 7) throw usage_error(fmt::format("--cards must be 5, 6 or 7, got {}", o.cards));
   if (o.exact && (o.trials_opt->count() || o.engine.engine_opt->count() || o.engine.seed_opt->count() ||
                   (o.engine.key_opt && o.engine.key_opt->count())))

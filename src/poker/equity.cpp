@@ -276,7 +276,7 @@ void sample_chunk(const equity_input& in, std::uint64_t trials, Engine& engine, 
 equity_result sample_equity(const equity_input& in, std::uint64_t trials, const engine_spec& engine, unsigned threads,
                             const run_control& rc) {
   const std::size_t n = in.ranges.size();
-  const std::uint64_t chunks = (trials + equity_chunk_trials - 1) / equity_chunk_trials;
+  const std::uint64_t chunks = trials / equity_chunk_trials + (trials % equity_chunk_trials != 0);
   std::mutex mu;
   std::uint64_t done = 0;
   equity_result out;

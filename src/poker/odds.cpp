@@ -24,7 +24,7 @@ void check_cards(unsigned cards) {
 // enumeration loop free of the store-to-load chains that nine hot counters would cause.
 template <unsigned K>
 std::array<std::uint64_t, category_count> count_hands_from(unsigned first) {
-  std::vector<std::uint32_t> hist(std::size_t{1} << 16, 0);
+  std::vector<std::uint32_t> hist(std::size_t{category_count} << 12, 0);  // every strength_t
   for_each_hand<K>(first, [&](strength_t s) { ++hist[s]; });
   std::array<std::uint64_t, category_count> out{};
   for (std::size_t s = 0; s < hist.size(); ++s) out[s >> 12] += hist[s];
@@ -71,7 +71,7 @@ category_counts sample_category_counts(unsigned cards, std::uint64_t trials, con
   check_cards(cards);
   category_counts result;
   result.cards = cards;
-  const std::uint64_t chunks = (trials + odds_chunk_trials - 1) / odds_chunk_trials;
+  const std::uint64_t chunks = trials / odds_chunk_trials + (trials % odds_chunk_trials != 0);
   std::mutex mu;
   std::uint64_t done = 0;
   internal::parallel_items(chunks, internal::resolve_threads(threads), [&](std::uint64_t chunk, unsigned) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <utility>
 
 namespace fairdeck::poker {
@@ -15,9 +16,11 @@ std::uint32_t five_card_value(const std::array<card_t, 5>& hand) {
     flush = flush && suit_of(c) == suit_of(hand[0]);
   }
   // Distinct ranks ordered by (how many, rank), both descending: the order ties are broken in.
-  std::vector<std::pair<int, int>> groups;
+  std::array<std::pair<int, int>, 5> slots{};
+  std::size_t distinct = 0;
   for (int r = 12; r >= 0; --r)
-    if (count[r]) groups.emplace_back(count[r], r);
+    if (count[r]) slots[distinct++] = {count[r], r};
+  const std::span<std::pair<int, int>> groups(slots.data(), distinct);
   std::stable_sort(groups.begin(), groups.end(), [](auto a, auto b) { return a.first > b.first; });
 
   bool straight = false;

@@ -3,6 +3,7 @@
 #include "fairdeck/random/os_entropy.hpp"
 
 #include <array>
+#include <bit>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -21,6 +22,27 @@ constexpr std::array catalog = {
                 "PCG64 XSL-RR 128/64 (O'Neill 2014, pcg-cpp), seeded via SplitMix64; fast, not secure"},
     engine_info{engine_id::mt19937_64, "mt19937_64", false, 64, 19968,
                 "std::mt19937_64 with the standard u64 seeding; for comparison, not secure"},
+    // Legacy emulations: seed_bits counts distinct seeds (log2, rounded down), state_bits the state.
+    engine_info{engine_id::glibc_rand, "glibc-rand", false, 32, 31 * 32,
+                "glibc rand() after srand(seed) (TYPE_3 additive feedback), shuffles with rand() % n; legacy, never secure",
+                true, std::uint64_t{1} << 32},
+    engine_info{engine_id::msvc_rand, "msvc-rand", false, 32, 32,
+                "Microsoft C rand() after srand(seed) (LCG 214013, 2531011; 15-bit outputs), rand() % n; legacy, never secure",
+                true, std::uint64_t{1} << 32},
+    engine_info{engine_id::delphi, "delphi", false, 32, 32,
+                "Borland Delphi Random (RandSeed*$08088405+1), Random(n) = (RandSeed*n) shr 32; legacy, never secure",
+                true, std::uint64_t{1} << 32},
+    engine_info{engine_id::dotnet, "dotnet", false, 31, 55 * 32,
+                ".NET Framework System.Random(seed) (Knuth subtractive), Next(n) = (int)(Sample()*n); legacy, never secure",
+                true, std::uint64_t{1} << 31},
+    engine_info{engine_id::java, "java", false, 48, 48,
+                "java.util.Random(seed) (48-bit LCG), nextInt(bound) with its rejection loop; legacy, never secure",
+                true, 0},
+    engine_info{engine_id::mt19937, "mt19937", false, 32, 19968,
+                "std::mt19937 with a 32-bit seed, mt() % n; legacy, never secure", true, std::uint64_t{1} << 32},
+    engine_info{engine_id::minstd, "minstd", false, 31, 31,
+                "std::minstd_rand (Park-Miller 48271) with a 32-bit seed, minstd() % n; legacy, never secure", true,
+                std::uint64_t{1} << 32},
 };
 
 }  // namespace
@@ -56,16 +78,26 @@ engine_spec make_engine_spec(std::optional<std::string_view> name, std::optional
     if (spec.id != engine_id::chacha20) throw std::invalid_argument("--key applies only to --engine chacha20");
     spec.key = parse_key_hex(*key_hex);
   }
+  const std::uint64_t limit = info(spec.id).seed_limit;
   if (seed) {
+    if (limit && *seed >= limit)
+      throw std::invalid_argument(fmt::format("engine {} takes a seed below 2^{} (0..{}), got {}", info(spec.id).name,
+                                              std::countr_zero(limit), limit - 1, *seed));
     spec.seed = *seed;
   } else if (spec.id != engine_id::secure && !spec.key) {
     // A seeded engine named without a seed gets a fresh one from the OS (never the time);
     // front ends print it so the run can be repeated.
     std::uint64_t fresh = 0;
     os_entropy(std::as_writable_bytes(std::span(&fresh, 1)));
-    spec.seed = fresh;
+    spec.seed = limit ? fresh % limit : fresh;
   }
   return spec;
+}
+
+std::uint64_t legacy_stream_seed(const engine_spec& spec, std::uint64_t stream) noexcept {
+  const std::uint64_t limit = info(spec.id).seed_limit;
+  const std::uint64_t s = stream_seed(spec.seed, stream);
+  return limit ? s % limit : s;
 }
 
 }  // namespace fairdeck

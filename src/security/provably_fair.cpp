@@ -56,11 +56,12 @@ std::string commitment(const server_seed& seed) {
 // ---- word stream ----
 
 word_stream::word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce)
-    : key_(seed.bytes()), prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
+    : prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
   static_assert(crypto_auth_hmacsha256_KEYBYTES == seed_bytes, "the seed is the whole HMAC key");
   static_assert(crypto_auth_hmacsha256_BYTES == digest_bytes);
   validate_client_seed(client_seed);
   ensure_sodium();
+  key_ = seed.bytes();  // copied only once nothing can throw, so the destructor always wipes it
 }
 
 word_stream::~word_stream() {

@@ -108,6 +108,13 @@ void validate_client_seed(std::string_view client_seed) {
   if (const auto bad = first_invalid_utf8(client_seed); bad != std::string_view::npos)
     throw fair_input_error(fmt::format("client seed is not valid UTF-8 (byte {} is 0x{:02x})", bad + 1,
                                        static_cast<unsigned char>(client_seed[bad])));
+  // Control characters are refused: a stray newline or tab is the classic reason two tools
+  // "disagree" about a seed that looks identical on screen.
+  for (std::size_t i = 0; i < client_seed.size(); ++i) {
+    const auto b = static_cast<unsigned char>(client_seed[i]);
+    if (b < 0x20 || b == 0x7f)
+      throw fair_input_error(fmt::format("client seed contains a control character (byte {} is 0x{:02x})", i + 1, b));
+  }
 }
 
 std::vector<card_t> parse_faces(std::string_view text, const deck_spec& spec) {
@@ -141,7 +148,8 @@ void save_seed_file(const std::filesystem::path& path, const server_seed& seed) 
     fail_io(action, path, err);
   };
   if (::fchmod(fd, S_IRUSR | S_IWUSR) != 0) abandon("set mode 0600 on", errno);  // whatever the umask
-  std::string text = seed.hex() + "\n";
+  std::string text = seed.hex();
+  text += '\n';  // fits the capacity hex() reserved: no reallocation leaves an unwiped copy
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);

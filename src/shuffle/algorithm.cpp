@@ -9,6 +9,10 @@
 namespace fairdeck {
 namespace {
 
+// Past these a physical shuffle stops being physical and only burns time.
+constexpr std::uint64_t max_riffles = 10'000;
+constexpr std::uint64_t max_overhands = 1'000'000;
+
 constexpr std::array catalog = {
     shuffle_algorithm_info{shuffle_kind::fisher_yates, "fisher-yates", true, false, 0,
                            "Durstenfeld/Knuth: exactly uniform, O(n), n-1 bounded draws"},
@@ -20,7 +24,17 @@ constexpr std::array catalog = {
                            "swap each card with any card: BIASED (n^n paths onto n! orders)"},
     shuffle_algorithm_info{shuffle_kind::asf1999, "asf1999", false, false, 0,
                            "1999 Planet Poker loop, random(51)+1: BROKEN (last card never last)"},
+    shuffle_algorithm_info{shuffle_kind::riffle, "riffle", false, true, 7,
+                           "K Gilbert-Shannon-Reeds riffles: NOT uniform; exact distance in `fairdeck riffle`",
+                           max_riffles},
+    shuffle_algorithm_info{shuffle_kind::overhand, "overhand", false, true, 10,
+                           "K overhand shuffles (Pemantle, cut w.p. 1/4 per gap): NOT uniform for K << n^2 log n",
+                           max_overhands},
+    shuffle_algorithm_info{shuffle_kind::cut, "cut", false, false, 0,
+                           "one uniform cut (top c cards to the bottom, c uniform in [0,n)): NOT uniform"},
 };
+
+constexpr std::size_t max_steps = 64;  // in one composition
 
 }  // namespace
 
@@ -32,12 +46,34 @@ const shuffle_algorithm_info& info(shuffle_kind kind) noexcept {
   return catalog[0];
 }
 
-std::string shuffle_spec::name() const {
-  const auto& i = info(kind);
-  return i.takes_param && param ? fmt::format("{}:{}", i.name, param) : std::string(i.name);
+std::vector<shuffle_step> shuffle_spec::steps() const {
+  std::vector<shuffle_step> out{{kind, param}};
+  out.insert(out.end(), then.begin(), then.end());
+  return out;
 }
 
-bool shuffle_spec::fair() const noexcept { return info(kind).fair; }
+std::string shuffle_spec::name() const {
+  std::string out;
+  for (const auto& step : steps()) {
+    const auto& i = info(step.kind);
+    const std::uint64_t k = step.param ? step.param : i.default_param;
+    if (!out.empty()) out += '+';
+    out += i.takes_param && k ? fmt::format("{}:{}", i.name, k) : std::string(i.name);
+  }
+  return out;
+}
+
+bool shuffle_spec::fair() const noexcept {
+  const auto whole_order_uniform = [](const shuffle_step& s) {
+    return s.kind == shuffle_kind::fisher_yates || s.kind == shuffle_kind::sort ||
+           (s.kind == shuffle_kind::partial && s.param == 0);
+  };
+  if (then.empty()) return info(kind).fair;
+  if (info(then.back().kind).fair || whole_order_uniform({kind, param})) return true;
+  for (const auto& s : then)
+    if (whole_order_uniform(s)) return true;
+  return false;
+}
 
 std::vector<shuffle_spec> default_audit_algorithms() {
   std::vector<shuffle_spec> out;
@@ -45,25 +81,49 @@ std::vector<shuffle_spec> default_audit_algorithms() {
   return out;
 }
 
-shuffle_spec parse_shuffle_spec(std::string_view text) {
+namespace {
+
+shuffle_step parse_step(std::string_view text, std::string_view whole) {
   const auto colon = text.find(':');
   std::string_view base = text.substr(0, colon);
   if (base == "fy" || base == "knuth" || base == "fisher_yates" || base == "durstenfeld") base = "fisher-yates";
   for (const auto& a : catalog) {
     if (a.name != base) continue;
-    shuffle_spec spec{a.kind, 0};
+    shuffle_step step{a.kind, a.default_param};
     if (colon != std::string_view::npos) {
       const auto arg = text.substr(colon + 1);
       if (!a.takes_param) throw std::invalid_argument(fmt::format("algorithm '{}' takes no ':' parameter", a.name));
-      const auto [p, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), spec.param);
-      if (ec != std::errc{} || p != arg.data() + arg.size() || spec.param == 0)
+      const auto [p, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), step.param);
+      if (ec != std::errc{} || p != arg.data() + arg.size() || step.param == 0)
         throw std::invalid_argument(fmt::format("algorithm '{}': '{}' is not a positive whole number", text, arg));
+      if (a.max_param && step.param > a.max_param)
+        throw std::invalid_argument(fmt::format("algorithm '{}': {}:K needs K <= {}", text, a.name, a.max_param));
     }
-    return spec;
+    return step;
   }
   std::string names;
   for (const auto& a : catalog) names += fmt::format("{}{}{}", names.empty() ? "" : ", ", a.name, a.takes_param ? "[:K]" : "");
-  throw std::invalid_argument(fmt::format("unknown algorithm '{}' (choose from {})", text, names));
+  if (text == whole) throw std::invalid_argument(fmt::format("unknown algorithm '{}' (choose from {})", text, names));
+  throw std::invalid_argument(fmt::format("unknown algorithm '{}' in '{}' (choose from {}, joined by '+')", text, whole, names));
+}
+
+}  // namespace
+
+shuffle_spec parse_shuffle_spec(std::string_view text) {
+  std::vector<shuffle_step> steps;
+  for (std::size_t start = 0;;) {
+    const auto plus = text.find('+', start);
+    const auto part = text.substr(start, plus == std::string_view::npos ? std::string_view::npos : plus - start);
+    if (part.empty())
+      throw std::invalid_argument(text.empty() ? std::string("empty algorithm name")
+                                               : fmt::format("algorithm '{}': empty step around '+'", text));
+    if (steps.size() == max_steps)
+      throw std::invalid_argument(fmt::format("algorithm '{}': more than {} steps", text, max_steps));
+    steps.push_back(parse_step(part, text));
+    if (plus == std::string_view::npos) break;
+    start = plus + 1;
+  }
+  return {steps.front().kind, steps.front().param, {steps.begin() + 1, steps.end()}};
 }
 
 }  // namespace fairdeck

@@ -63,13 +63,14 @@ class server_seed {
 // Canonical decimal 0..2^64-1: digits only, no sign, no spaces, no leading zeros
 // (the nonce is hashed as text, so "007" and "7" would silently be different deals).
 [[nodiscard]] std::uint64_t parse_nonce(std::string_view text);
-// Non-empty, valid UTF-8 and at most max_client_seed_bytes; hashed byte for byte (no
-// Unicode normalisation).
+// Non-empty, valid UTF-8, no control characters (U+0000-U+001F, U+007F) and at most
+// max_client_seed_bytes; hashed byte for byte (no Unicode normalisation).
 inline constexpr std::size_t max_client_seed_bytes = 1024;
 void validate_client_seed(std::string_view client_seed);
 // A deck as text ("Ah Kd ..." separated by spaces or commas) -> one face per position.
 // Faces, not copies: in a multi-deck shoe "Ah" means any copy of the ace of hearts, and
 // duplicates are allowed so a tampered deck is reported as a mismatch, not a parse error.
+// An unknown token throws card_parse_error naming it.
 [[nodiscard]] std::vector<card_t> parse_faces(std::string_view text, const deck_spec& spec);
 // The face a card shows: copies of one face compare equal; jokers stay distinct.
 [[nodiscard]] constexpr card_t face_of(card_t c, const deck_spec& spec) noexcept {
@@ -92,7 +93,7 @@ class word_stream {
 
  private:
   void next_block();
-  std::array<std::uint8_t, seed_bytes> key_;
+  std::array<std::uint8_t, seed_bytes> key_{};
   std::string prefix_;  // "<client_seed>:<nonce>:"
   std::uint64_t block_index_ = 0;
   digest block_{};

@@ -1,0 +1,187 @@
+// `fairdeck audit --html`: one self-contained page (inline CSS and SVG, no scripts, no
+// network). Per audited pair: the verdict in plain words, a position x card heat map
+// coloured by observed/expected on a log scale around 1/n (after Mike Bostock's "Will It
+// Shuffle?"), first-card/suit/rank bars and the test table.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "audit_report.hpp"
+
+namespace fairdeck::cli {
+namespace {
+
+std::string escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Diverging colour for observed/expected: blue below, white at 1, red above; log2 scale
+// saturating at half / double.
+std::string ratio_colour(double ratio) {
+  const double v = std::clamp(std::log2(std::max(ratio, 1e-9)), -1.0, 1.0);
+  const auto mix = [](double from, double to, double t) { return static_cast<int>(std::lround(from + (to - from) * t)); };
+  const double t = std::abs(v);
+  if (v >= 0) return fmt::format("#{:02x}{:02x}{:02x}", mix(255, 178, t), mix(255, 24, t), mix(255, 43, t));
+  return fmt::format("#{:02x}{:02x}{:02x}", mix(255, 33, t), mix(255, 102, t), mix(255, 172, t));
+}
+
+// Heat map of position (rows, top card first) x card (columns, canonical order). Decks over
+// 104 cards are shown in blocks so the page stays small.
+std::string heat_map(const stats::audit_result& r) {
+  const std::size_t n = r.counts.n;
+  const std::size_t block = (n + 103) / 104, cells = (n + block - 1) / block;
+  const double side = 416, cell = side / static_cast<double>(cells), margin = 36;
+  const double expected = static_cast<double>(r.counts.trials) / static_cast<double>(n);
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
+      "aria-label=\"position by card heat map\">\n",
+      side + margin + 8, side + margin + 44);
+  svg += fmt::format("<text x=\"{}\" y=\"12\" class=\"axis\">card (canonical order) &#8594;</text>\n", margin);
+  svg += fmt::format("<text x=\"10\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 10 {})\">&#8592; position (top = 1)</text>\n",
+                     margin + side, margin + side);
+  svg += fmt::format("<g transform=\"translate({},{})\">\n", margin, margin - 14);
+  for (std::size_t bp = 0; bp < cells; ++bp)
+    for (std::size_t bc = 0; bc < cells; ++bc) {
+      double sum = 0, count = 0;
+      for (std::size_t p = bp * block; p < std::min(n, (bp + 1) * block); ++p)
+        for (std::size_t c = bc * block; c < std::min(n, (bc + 1) * block); ++c) {
+          sum += static_cast<double>(r.counts.at(p, c));
+          count += 1;
+        }
+      const double ratio = expected > 0 ? sum / count / expected : 1;
+      svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"><title>position {} card {}: "
+                         "{:.3f} x expected</title></rect>\n",
+                         static_cast<double>(bc) * cell, static_cast<double>(bp) * cell, cell + 0.05, cell + 0.05,
+                         ratio_colour(ratio), bp * block + 1, escape(format_card(r.cards[bc * block], r.deck)), ratio);
+    }
+  svg += fmt::format("<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{0}\" fill=\"none\" stroke=\"#888\"/>\n</g>\n", side);
+  // Legend: 0.5x .. 1x .. 2x.
+  const double ly = side + margin + 2, lw = 240;
+  for (int i = 0; i < 48; ++i) {
+    const double v = -1 + 2.0 * (i + 0.5) / 48;
+    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.2f}\" height=\"10\" fill=\"{}\"/>", margin + i * lw / 48, ly,
+                       lw / 48 + 0.05, ratio_colour(std::exp2(v)));
+  }
+  svg += fmt::format("\n<text x=\"{}\" y=\"{}\" class=\"tick\">&#189;&#215; expected</text>"
+                     "<text x=\"{}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">1/{}</text>"
+                     "<text x=\"{}\" y=\"{}\" class=\"tick\" text-anchor=\"end\">2&#215;</text>\n</svg>\n",
+                     margin, ly + 24, margin + lw / 2, ly + 24, n, margin + lw, ly + 24);
+  return svg;
+}
+
+// Bars of observed/expected at the top position, one per category, around a line at 1.
+std::string bars(const stats::audit_result& r, const std::string& title, auto label_of) {
+  std::map<std::string, std::pair<double, double>> cat;  // label -> (observed, cards)
+  std::vector<std::string> order;
+  for (std::size_t c = 0; c < r.counts.n; ++c) {
+    const std::string label = label_of(r.cards[c]);
+    if (!cat.contains(label)) order.push_back(label);
+    auto& [obs, size] = cat[label];
+    obs += static_cast<double>(r.counts.at(0, c));
+    size += 1;
+  }
+  const double t = static_cast<double>(r.counts.trials), n = static_cast<double>(r.counts.n);
+  std::vector<double> ratio, noise;  // noise: 2 standard errors of the ratio for a fair shuffle
+  double dev = 0.02;
+  for (const auto& l : order) {
+    const auto [obs, size] = cat[l];
+    const double p = size / n;
+    ratio.push_back(t > 0 ? obs / (t * p) : 1);
+    noise.push_back(t > 0 ? 2 * std::sqrt((1 - p) / (t * p)) : 0);
+    dev = std::max({dev, std::abs(ratio.back() - 1), noise.back()});
+  }
+  dev *= 1.1;
+  const double w = 416, h = 120, bw = w / static_cast<double>(order.size()), mid = 16 + h / 2;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">\n"
+      "<text x=\"0\" y=\"11\" class=\"axis\">{2}: observed/expected, &#177;{3:.1f}% (grey: fair &#177;2 SE)</text>\n",
+      w + 2, h + 40, escape(title), 100 * dev);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const double y = (ratio[i] - 1) / dev * (h / 2), band = noise[i] / dev * (h / 2);
+    svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"#ddd\"/>",
+                       static_cast<double>(i) * bw, mid - band, bw, 2 * band);
+    svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"><title>{}: {:.4f}</title></rect>",
+                       static_cast<double>(i) * bw + 0.5, y > 0 ? mid - y : mid, std::max(bw - 1, 0.5), std::abs(y),
+                       ratio[i] >= 1 ? "#b2182b" : "#2166ac", escape(order[i]), ratio[i]);
+    if (order.size() <= 16 || i % 13 == 0)
+      svg += fmt::format("<text x=\"{:.2f}\" y=\"{}\" class=\"tick\" text-anchor=\"{}\">{}</text>",
+                         i == 0 && order.size() > 16 ? 0.0 : (static_cast<double>(i) + 0.5) * bw, h + 32,
+                         i == 0 && order.size() > 16 ? "start" : "middle", escape(order[i]));
+    svg += '\n';
+  }
+  svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n</svg>\n", w, mid, mid);
+  return svg;
+}
+
+std::string test_table(const stats::audit_result& r) {
+  std::string s = "<table class=\"tests\"><tr><th>test</th><th>what it checks</th><th>statistic</th><th>df</th>"
+                  "<th>p-value</th><th>result</th></tr>\n";
+  for (const auto& t : r.tests) {
+    const char* result = t.skipped() ? "skipped" : *t.p_value < r.decision.threshold ? "FAIL" : "pass";
+    s += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}{}</td><td>{:.4g}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                     result, escape(t.name), escape(t.description),
+                     t.note.empty() ? "" : fmt::format("<br><small>{}</small>", escape(t.note)), t.statistic,
+                     t.df ? fmt::format("{:g}", *t.df) : "&#8211;", format_p(t.p_value), result);
+  }
+  return s + "</table>\n";
+}
+
+constexpr std::string_view style = R"(<style>
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 16px}
+h1{font-size:26px;margin-bottom:4px}h2{font-size:20px;margin-top:36px;border-top:1px solid #ddd;padding-top:16px}
+table{border-collapse:collapse;margin:10px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}.fair{color:#1a7f37;font-weight:600}.biased{color:#b2182b;font-weight:700}
+tr.FAIL td{background:#fde8e8}tr.skipped td{color:#888}.verdict{font-size:16px;background:#f8f8f8;padding:8px 12px;border-left:4px solid #888}
+.grid{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}.axis{font-size:12px;fill:#444}.tick{font-size:11px;fill:#444}
+small{color:#666}
+</style>)";
+
+}  // namespace
+
+void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>& results, const audit_run_info& run) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fairdeck audit</title>\n" << style
+      << "</head><body>\n<h1>fairdeck audit</h1>\n";
+  out << fmt::format("<p>{} &#183; &#945; = {:g} per audited pair, Bonferroni over its tests{}{}</p>\n",
+                     run.source == "input" ? "decks read from input" : "simulated deals from the canonical order",
+                     run.alpha, run.seed ? fmt::format(" &#183; seed {}", *run.seed) : std::string(),
+                     run.interrupted ? " &#183; <b>interrupted: partial counts</b>" : "");
+  out << "<table><tr><th>algorithm</th><th>engine</th><th>verdict</th><th>worst p</th><th>largest deviation (95% bounds)</th>"
+         "<th>deals</th></tr>\n";
+  for (const auto& r : results)
+    out << fmt::format("<tr><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{} ({})</td><td>{:.2f}% [{:.2f}%, {:.2f}%]</td>"
+                       "<td>{}</td></tr>\n",
+                       escape(r.algorithm), escape(r.engine), r.decision.biased ? "biased" : "fair",
+                       r.decision.biased ? "BIASED" : "fair", format_p(r.decision.worst_p), escape(r.decision.worst_test),
+                       100 * r.effect.max_deviation, 100 * r.effect.lower, 100 * r.effect.upper, r.counts.trials);
+  out << "</table>\n";
+  for (const auto& r : results) {
+    const std::string subject = run.source == "input" ? fmt::format("decks from {}", r.engine)
+                                                      : fmt::format("{} with {}", r.algorithm, r.engine);
+    out << fmt::format("<h2>{}: <span class=\"{}\">{}</span></h2>\n<p class=\"verdict\">{}</p>\n",
+                       escape(subject), r.decision.biased ? "biased" : "fair",
+                       r.decision.biased ? "BIASED" : "fair", escape(plain_verdict(r)));
+    out << "<div class=\"grid\"><figure>" << heat_map(r) << "</figure><figure>";
+    out << bars(r, "first card", [&](card_t c) { return format_card(c, r.deck); });
+    out << bars(r, "first suit", [&](card_t c) { return suit_label(c, r.deck); });
+    out << bars(r, "first rank", [&](card_t c) { return rank_label(c, r.deck); });
+    out << "</figure></div>\n" << test_table(r);
+  }
+  out << "<p><small>Heat map: row = position from the top, column = card in factory order; white = exactly 1/n of "
+         "deals, red = more often, blue = less often (log scale, saturating at half and double). Methods: "
+         "docs/audit.md.</small></p>\n</body></html>\n";
+}
+
+}  // namespace fairdeck::cli

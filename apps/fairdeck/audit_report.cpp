@@ -1,0 +1,183 @@
+#include "audit_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace fairdeck::cli {
+namespace {
+
+std::string percent(double x) { return fmt::format("{:.2f}%", 100 * x); }
+
+nlohmann::json test_json(const stats::test_result& t, double threshold) {
+  nlohmann::json j{{"name", t.name},          {"description", t.description}, {"distribution", t.distribution},
+                   {"statistic", t.statistic}, {"df", nullptr},                 {"p_value", nullptr},
+                   {"skipped", t.skipped()}};
+  if (t.df) j["df"] = *t.df;
+  if (t.p_value) {
+    j["p_value"] = *t.p_value;
+    j["passed"] = *t.p_value >= threshold;
+  }
+  if (!t.note.empty()) j["note"] = t.note;
+  return j;
+}
+
+// Counts at position 0 grouped by a category function, keyed by its label.
+template <class Label>
+nlohmann::json first_position_json(const stats::audit_result& r, Label label) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t c = 0; c < r.counts.n; ++c) {
+    const std::string key = label(r.cards[c]);
+    j[key] = j.value(key, std::uint64_t{0}) + r.counts.at(0, c);
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string format_p(std::optional<double> p) {
+  if (!p) return "skipped";
+  if (*p == 0) return "<1e-300";
+  if (*p >= 0.001) return fmt::format("{:.3f}", *p);
+  return fmt::format("{:.2g}", *p);
+}
+
+std::string suit_label(card_t c, const deck_spec& deck) {
+  return is_joker(c, deck) ? std::string("joker") : std::string(1, "cdhs"[suit_of(c)]);
+}
+
+std::string rank_label(card_t c, const deck_spec& deck) {
+  return is_joker(c, deck) ? std::string("joker") : std::string(1, "A23456789TJQK"[rank_of(c)]);
+}
+
+std::string p_phrase(std::optional<double> p) {
+  const std::string f = format_p(p);
+  return f.front() == '<' ? fmt::format("p < {}", f.substr(1)) : fmt::format("p = {}", f);
+}
+
+std::string effect_cell(const stats::audit_result& r) {
+  return fmt::format("{} at position {}", format_card(r.cards[r.effect.card], r.deck), r.effect.position + 1);
+}
+
+std::string plain_verdict(const stats::audit_result& r) {
+  const auto& d = r.decision;
+  const std::string who = r.algorithm == "input" ? r.engine : fmt::format("{} with {}", r.algorithm, r.engine);
+  std::string s;
+  if (d.tests_run == 0)
+    return fmt::format("{}: no test could run on {} deals; audit more deals.", who, r.counts.trials);
+  if (d.biased) {
+    const auto& e = r.effect;
+    s = fmt::format("{} is BIASED: the {} test gives {} (threshold {:.2g}).", who, d.worst_test, p_phrase(d.worst_p),
+                    d.threshold);
+    if (e.lower > 0)
+      s += fmt::format(" The worst cell: {} turns up {} {} than it should (at least {} with 95% confidence).",
+                       effect_cell(r), percent(std::abs(e.ratio - 1)), e.ratio > 1 ? "more often" : "less often",
+                       percent(e.lower));
+    else
+      s += " No single card/position is off by itself: the bias is spread out or sequential.";
+  } else {
+    s = fmt::format("{} looks fair: none of {} tests fell below {:.2g} (smallest: {} in {}); no card lands at any "
+                    "position more than {} away from 1/{} of the time (95% bound).",
+                    who, d.tests_run, d.threshold, p_phrase(d.worst_p), d.worst_test, percent(r.effect.upper), r.counts.n);
+  }
+  if (r.algorithm_fair && *r.algorithm_fair == d.biased)
+    s += *r.algorithm_fair ? " The algorithm is exact, so suspect the engine."
+                           : " The algorithm is known to be biased; audit more deals to expose it.";
+  if (!r.complete) s += " (Interrupted: partial counts.)";
+  return s;
+}
+
+void print_audit_table(const std::vector<stats::audit_result>& results, const audit_run_info& run) {
+  if (!results.empty()) {
+    const auto& r0 = results.front();
+    fmt::print("fairdeck audit: {} cards, {}alpha {:g} per pair (Bonferroni over its tests)\n", r0.counts.n,
+               run.seed ? fmt::format("seed {}, ", *run.seed) : std::string(), run.alpha);
+  }
+  fmt::print("{:<16} {:<14} {:<7} {:>9}  {:<14} {:>26}  {:>12}\n", "algorithm", "engine", "verdict", "worst p", "(test)",
+             "effect (95% bounds)", "deals");
+  for (const auto& r : results) {
+    const auto& d = r.decision;
+    const std::string effect = fmt::format("{} [{}, {}]", percent(r.effect.max_deviation), percent(r.effect.lower),
+                                           percent(r.effect.upper));
+    fmt::print("{:<16} {:<14} {:<7} {:>9}  {:<14} {:>26}  {:>12}{}\n", r.algorithm, r.engine,
+               d.tests_run == 0 ? "n/a" : d.biased ? "BIASED" : "fair", format_p(d.worst_p), d.worst_test, effect,
+               r.counts.trials, r.complete ? "" : " (partial)");
+  }
+  fmt::print("\n");
+  for (const auto& r : results) fmt::print("{}\n", plain_verdict(r));
+  if (run.interrupted)
+    fmt::print("\nInterrupted: {} of {} audits shown, the last with partial counts.\n", results.size(),
+               run.pairs_planned);
+}
+
+nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const audit_run_info& run) {
+  nlohmann::json audits = nlohmann::json::array();
+  bool any_biased = false;
+  for (const auto& r : results) {
+    const auto& d = r.decision;
+    any_biased = any_biased || d.biased;
+    nlohmann::json tests = nlohmann::json::array();
+    for (const auto& t : r.tests) tests.push_back(test_json(t, d.threshold));
+    nlohmann::json cards = nlohmann::json::array();
+    for (card_t c : r.cards) cards.push_back(format_card(c, r.deck));
+    nlohmann::json matrix = nlohmann::json::array();
+    for (std::size_t p = 0; p < r.counts.n; ++p) {
+      auto row = nlohmann::json::array();
+      for (std::size_t c = 0; c < r.counts.n; ++c) row.push_back(r.counts.at(p, c));
+      matrix.push_back(std::move(row));
+    }
+    nlohmann::json a{
+        {"algorithm", r.algorithm},
+        {"engine", r.engine},
+        {"n", r.counts.n},
+        {"trials", r.counts.trials},
+        {"requested_trials", r.requested_trials},
+        {"complete", r.complete},
+        {"verdict", d.biased ? "biased" : "fair"},
+        {"alpha", d.alpha},
+        {"threshold", d.threshold},
+        {"tests_run", d.tests_run},
+        {"conclusive", d.tests_run > 0},  // false: nothing could be tested (e.g. interrupted at once)
+        {"worst_p_value", d.worst_p ? nlohmann::json(*d.worst_p) : nlohmann::json(nullptr)},
+        {"worst_test", d.worst_test},
+        {"effect_size",
+         {{"max_deviation", r.effect.max_deviation},
+          {"lower", r.effect.lower},
+          {"upper", r.effect.upper},
+          {"confidence", 0.95},
+          {"position", r.effect.position},
+          {"card", format_card(r.cards[r.effect.card], r.deck)},
+          {"ratio", r.effect.ratio}}},
+        {"summary", plain_verdict(r)},
+        {"tests", std::move(tests)},
+        {"cards", std::move(cards)},
+        {"first_card", first_position_json(r, [&](card_t c) { return format_card(c, r.deck); })},
+        {"first_suit", first_position_json(r, [&](card_t c) { return suit_label(c, r.deck); })},
+        {"first_rank", first_position_json(r, [&](card_t c) { return rank_label(c, r.deck); })},
+        {"successions", r.counts.successions},
+        {"position_card", std::move(matrix)},
+    };
+    if (r.algorithm_fair) a["algorithm_fair"] = *r.algorithm_fair;
+    if (!r.counts.orders.empty()) {
+      nlohmann::json orders = nlohmann::json::object();
+      std::vector<card_t> named(r.counts.n);
+      for (std::uint32_t k = 0; k < r.counts.orders.size(); ++k) {
+        const auto order = stats::order_unrank(k, r.counts.n);
+        for (std::size_t i = 0; i < order.size(); ++i) named[i] = r.cards[order[i]];
+        orders[format_cards(named, r.deck)] = r.counts.orders[k];
+      }
+      a["permutations"] = std::move(orders);
+    }
+    audits.push_back(std::move(a));
+  }
+  nlohmann::json j{{"source", run.source},
+                   {"alpha", run.alpha},
+                   {"complete", !run.interrupted},
+                   {"verdict", any_biased ? "biased" : "fair"},
+                   {"audits", std::move(audits)}};
+  if (run.seed) j["seed"] = *run.seed;
+  return j;
+}
+
+}  // namespace fairdeck::cli

@@ -1,0 +1,41 @@
+// Presentation of audit results: terminal table, plain-words verdicts, --json and --html.
+// The numbers all come from fairdeck/stats; nothing here computes statistics.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fairdeck/stats/audit.hpp"
+
+namespace fairdeck::cli {
+
+struct audit_run_info {
+  std::optional<std::uint64_t> seed;  // simulated audits with seeded engines
+  double alpha = 1e-4;
+  std::string source = "simulation";  // or "input"
+  std::size_t pairs_planned = 0;
+  bool interrupted = false;
+};
+
+[[nodiscard]] std::string format_p(std::optional<double> p);
+// Category labels for the first-suit/first-rank tallies: "c".."s", "A".."K", or "joker".
+[[nodiscard]] std::string suit_label(card_t c, const deck_spec& deck);
+[[nodiscard]] std::string rank_label(card_t c, const deck_spec& deck);
+// "p = 0.031" or "p < 1e-300".
+[[nodiscard]] std::string p_phrase(std::optional<double> p);
+// "card 7c at position 3" style description of the effect-size cell.
+[[nodiscard]] std::string effect_cell(const stats::audit_result& r);
+// One or two sentences a non-statistician can act on.
+[[nodiscard]] std::string plain_verdict(const stats::audit_result& r);
+
+void print_audit_table(const std::vector<stats::audit_result>& results, const audit_run_info& run);
+[[nodiscard]] nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const audit_run_info& run);
+// One self-contained HTML page (inline SVG and CSS, no scripts, no network).
+void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>& results, const audit_run_info& run);
+
+}  // namespace fairdeck::cli

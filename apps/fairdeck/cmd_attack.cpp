@@ -1,0 +1,262 @@
+// fairdeck attack: recover a whole deck from a few known cards by replaying every seed of
+// a weak generator (default: the 1999 Planet Poker setup; docs/attack.md).
+#include <charconv>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "fairdeck/cards/deal.hpp"
+#include "fairdeck/security/attack.hpp"
+#include "options.hpp"
+#include "progress.hpp"
+
+namespace fairdeck::cli {
+namespace {
+
+struct attack_options {
+  std::string engine = "delphi";
+  std::string algorithm = "asf1999";
+  std::string seeds = "day";
+  std::string around;
+  double window = 60;
+  CLI::Option* seeds_opt = nullptr;
+  std::string known;
+  unsigned players = 0;
+  unsigned seat = 0;
+  std::string hole, flop, turn, river;
+  unsigned threads = 0;
+  std::size_t limit = 100;
+  bool json = false;
+  bool unicode = false;
+  CLI::Option* players_opt = nullptr;
+  CLI::Option* seat_opt = nullptr;
+};
+
+// "0=Ah,1=Kd,20=7c" (spaces allowed around items).
+std::vector<known_card> parse_known(std::string_view text) {
+  std::vector<known_card> out;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos)
+      throw usage_error(fmt::format("--known: '{}' is not POSITION=CARD (e.g. 0=Ah)", item));
+    const std::string_view pos_text = item.substr(0, eq);
+    std::size_t pos = 0;
+    const auto [p, ec] = std::from_chars(pos_text.data(), pos_text.data() + pos_text.size(), pos);
+    if (pos_text.empty() || ec != std::errc{} || p != pos_text.data() + pos_text.size())
+      throw usage_error(fmt::format("--known: position '{}' in '{}' is not a whole number", pos_text, item));
+    try {
+      out.push_back({pos, parse_card(item.substr(eq + 1))});
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(fmt::format("--known: {}", e.what()));
+    }
+  }
+  return out;
+}
+
+std::vector<card_t> parse_list(const std::string& text, const char* what, std::size_t want) {
+  std::vector<card_t> cards;
+  try {
+    cards = parse_cards(text);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(fmt::format("{}: {}", what, e.what()));
+  }
+  if (cards.size() != want) throw usage_error(fmt::format("{} needs {} card(s), got {}", what, want, cards.size()));
+  return cards;
+}
+
+std::vector<known_card> collect_known(const attack_options& o) {
+  std::vector<known_card> known = parse_known(o.known);
+  if (o.players_opt->count() && (o.players < holdem_min_players || o.players > holdem_max_players))
+    throw usage_error(fmt::format("--players must be in [{}, {}], got {}", holdem_min_players, holdem_max_players, o.players));
+  const bool holdem = !o.hole.empty() || !o.flop.empty() || !o.turn.empty() || !o.river.empty();
+  if (holdem) {
+    if (!o.players_opt->count()) throw usage_error("--hole/--flop/--turn/--river need --players P");
+    const holdem_layout at{o.players};
+    if (!o.hole.empty()) {
+      if (o.seat >= o.players)
+        throw usage_error(fmt::format("--seat {} does not exist at a {}-player table (seats 0..{})", o.seat, o.players,
+                                      o.players - 1));
+      const auto h = parse_list(o.hole, "--hole", 2);
+      known.push_back({at.hole(o.seat, 0), h[0]});
+      known.push_back({at.hole(o.seat, 1), h[1]});
+    }
+    if (!o.flop.empty()) {
+      const auto f = parse_list(o.flop, "--flop", 3);
+      for (unsigned i = 0; i < 3; ++i) known.push_back({at.flop(i), f[i]});
+    }
+    if (!o.turn.empty()) known.push_back({at.turn(), parse_list(o.turn, "--turn", 1)[0]});
+    if (!o.river.empty()) known.push_back({at.river(), parse_list(o.river, "--river", 1)[0]});
+  } else if (o.seat_opt->count()) {
+    throw usage_error("--seat needs --hole");
+  }
+  return known;
+}
+
+// "HH:MM:SS" or "HH:MM:SS.mmm" -> milliseconds since midnight.
+std::uint64_t parse_time_of_day(const std::string& text) {
+  unsigned h = 0, m = 0, sec = 0, ms = 0;
+  char tail = 0;
+  const int got = std::sscanf(text.c_str(), "%u:%u:%u.%3u%c", &h, &m, &sec, &ms, &tail);
+  if ((got != 3 && got != 4) || h > 23 || m > 59 || sec > 59)
+    throw usage_error(fmt::format("--around '{}' is not a time of day HH:MM:SS[.mmm]", text));
+  const auto dot = text.find('.');
+  if ((got == 3) != (dot == std::string::npos) || (dot != std::string::npos && text.size() - dot != 4))
+    throw usage_error(fmt::format("--around '{}' is not a time of day HH:MM:SS[.mmm]", text));
+  return ((std::uint64_t{h} * 60 + m) * 60 + sec) * 1000 + ms;
+}
+
+std::string time_of_day(std::uint64_t ms) {
+  return fmt::format("{:02}:{:02}:{:02}.{:03}", ms / 3'600'000, ms / 60'000 % 60, ms / 1000 % 60, ms % 1000);
+}
+
+nlohmann::json hands_json(const std::vector<card_t>& deck, unsigned players, format_options fo) {
+  const holdem_deal d = deal_holdem(deck, players);
+  nlohmann::json seats = nlohmann::json::array();
+  for (const auto& h : d.hole) seats.push_back({format_card(h[0], {}, fo), format_card(h[1], {}, fo)});
+  return {{"seats", seats},
+          {"flop", {format_card(d.flop[0], {}, fo), format_card(d.flop[1], {}, fo), format_card(d.flop[2], {}, fo)}},
+          {"turn", format_card(d.turn, {}, fo)},
+          {"river", format_card(d.river, {}, fo)}};
+}
+
+int run_attack_cmd(const attack_options& o) {
+  attack_spec spec;
+  try {
+    spec.engine = parse_engine_name(o.engine);
+    spec.algorithm = parse_shuffle_spec(o.algorithm).kind;
+    const seed_range range = parse_seed_range(o.seeds, spec.engine);
+    spec.first_seed = range.first;
+    spec.last_seed = range.last;
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  if (!o.around.empty()) {
+    // The 1999 refinement: with the server's clock known, only a window of milliseconds
+    // around it needs searching (the window stops at midnight on either side).
+    if (o.seeds_opt->count()) throw usage_error("--around replaces --seeds; give one of them");
+    if (!(o.window >= 0) || o.window > 86'400) throw usage_error("--window must be between 0 and 86400 seconds");
+    const std::uint64_t t = parse_time_of_day(o.around), w = static_cast<std::uint64_t>(o.window * 1000);
+    spec.first_seed = t > w ? t - w : 0;
+    spec.last_seed = std::min(t + w, ms_per_day - 1);
+  }
+  spec.known = collect_known(o);
+  spec.threads = o.threads;
+  spec.max_reported = o.limit;
+  try {
+    validate(spec);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  if (o.limit == 0) throw usage_error("--limit must be at least 1");
+
+  attack_result r;
+  {
+    progress_bar bar("attack");
+    r = run_attack(spec, bar.control());
+  }
+  const format_options fo{o.unicode};
+  const bool day_seeds = spec.engine == engine_id::delphi && spec.last_seed < ms_per_day;
+  const double expected = expected_false_matches(spec);
+  const unsigned players = o.players_opt->count() ? o.players : 0;
+
+  if (o.json) {
+    nlohmann::json known = nlohmann::json::array();
+    for (const auto& k : spec.known) known.push_back({{"position", k.position}, {"card", format_card(k.card, {}, fo)}});
+    nlohmann::json decks = nlohmann::json::array(), hands = nlohmann::json::array();
+    for (std::uint64_t s : r.seeds) {
+      const auto deck = deck_for_seed(spec.engine, spec.algorithm, s);
+      nlohmann::json cards = nlohmann::json::array();
+      for (card_t c : deck) cards.push_back(format_card(c, {}, fo));
+      decks.push_back(cards);
+      if (players) hands.push_back(hands_json(deck, players, fo));
+    }
+    nlohmann::json j{{"engine", {{"name", info(spec.engine).name}, {"secure", false}, {"seed_bits", info(spec.engine).seed_bits}}},
+                     {"algorithm", info(spec.algorithm).name},
+                     {"seed_range", {{"first", spec.first_seed}, {"last", spec.last_seed}}},
+                     {"known", known},
+                     {"seeds_searched", r.seeds_searched},
+                     {"complete", r.complete},
+                     {"matches", r.matches},
+                     {"expected_false_matches", expected},
+                     {"seconds", r.seconds},
+                     {"seeds_per_second", r.seeds_per_second()},
+                     {"threads", r.threads},
+                     {"seeds", r.seeds},
+                     {"decks", decks}};
+    if (players) {
+      j["players"] = players;
+      j["hands"] = hands;
+    }
+    if (day_seeds) {
+      nlohmann::json times = nlohmann::json::array();
+      for (std::uint64_t s : r.seeds) times.push_back(time_of_day(s));
+      j["times_of_day"] = times;
+    }
+    print_json(j);
+  } else {
+    std::string known;
+    for (const auto& k : spec.known) known += fmt::format("{}{}={}", known.empty() ? "" : ", ", k.position, format_card(k.card, {}, fo));
+    fmt::print("engine {}, algorithm {}, seeds {}..{}; known {}\n", info(spec.engine).name, info(spec.algorithm).name,
+               spec.first_seed, spec.last_seed, known);
+    fmt::print("searched {} seeds in {:.2f} s ({:.1f} M seeds/s, {} thread{}){}\n", r.seeds_searched, r.seconds,
+               r.seeds_per_second() / 1e6, r.threads, r.threads == 1 ? "" : "s",
+               r.complete ? "" : " -- INTERRUPTED, partial result");
+    fmt::print("{} matching seed{} (expected by chance: {:.3g}){}\n", r.matches, r.matches == 1 ? "" : "s", expected,
+               r.matches > r.seeds.size() ? fmt::format("; showing the lowest {}", r.seeds.size()) : "");
+    for (std::uint64_t s : r.seeds) {
+      const auto deck = deck_for_seed(spec.engine, spec.algorithm, s);
+      fmt::print("\nseed {}{}\n  deck: {}\n", s, day_seeds ? fmt::format(" (Randomize at {})", time_of_day(s)) : "",
+                 format_cards(deck, {}, fo));
+      if (players) {
+        const holdem_deal d = deal_holdem(deck, players);
+        for (unsigned p = 0; p < players; ++p)
+          fmt::print("  seat {:>2}: {} {}\n", p, format_card(d.hole[p][0], {}, fo), format_card(d.hole[p][1], {}, fo));
+        fmt::print("  board: {} {} {} | {} | {}\n", format_card(d.flop[0], {}, fo), format_card(d.flop[1], {}, fo),
+                   format_card(d.flop[2], {}, fo), format_card(d.turn, {}, fo), format_card(d.river, {}, fo));
+      }
+    }
+  }
+  return r.complete ? 0 : 130;
+}
+
+void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<attack_options>();
+  auto* cmd = app.add_subcommand(
+      "attack", "Recover a deck from a few known cards by searching a weak generator's seeds (the 1999 attack)");
+  cmd->add_option("--engine", o->engine, "Seeded engine to attack (legacy engines; secure/chacha20 are refused)")
+      ->capture_default_str();
+  cmd->add_option("--algorithm", o->algorithm, "Shuffle loop: asf1999, naive or fisher-yates")->capture_default_str();
+  o->seeds_opt = cmd->add_option("--seeds", o->seeds,
+                  "Seeds to try: day (every ms since midnight, 0..86399999), all32, all (engine's seed space), A..B")
+      ->capture_default_str();
+  cmd->add_option("--around", o->around,
+                  "Search only milliseconds near this server time, HH:MM:SS[.mmm] (with --window; Delphi Randomize)");
+  cmd->add_option("--window", o->window, "Seconds either side of --around")->capture_default_str();
+  cmd->add_option("--known", o->known, "Known cards by deck position: 0=Ah,1=Kd,20=7c (0 = top card)");
+  o->players_opt = cmd->add_option("--players", o->players, "Hold'em players at the table (2..22); also prints every hand");
+  o->seat_opt = cmd->add_option("--seat", o->seat, "Your seat (0 = first to receive a card)");
+  cmd->add_option("--hole", o->hole, "Your two hole cards, e.g. \"Ah Kd\"");
+  cmd->add_option("--flop", o->flop, "The three flop cards");
+  cmd->add_option("--turn", o->turn, "The turn card");
+  cmd->add_option("--river", o->river, "The river card");
+  cmd->add_option("--threads", o->threads, "Worker threads (0 = one per hardware thread)")->capture_default_str();
+  cmd->add_option("--limit", o->limit, "Print at most this many matching seeds (the lowest); all are counted")
+      ->capture_default_str();
+  cmd->add_flag("--unicode", o->unicode, "Print suits as \u2663\u2666\u2665\u2660");
+  cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-attack.md)");
+  cmd->callback([o, &exit_code] { exit_code = run_attack_cmd(*o); });
+}
+
+}  // namespace
+}  // namespace fairdeck::cli
+
+FAIRDECK_REGISTER_COMMAND(70, fairdeck::cli::setup)

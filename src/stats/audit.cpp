@@ -1,0 +1,173 @@
+#include "fairdeck/stats/audit.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <istream>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "fairdeck/random/xoshiro256pp.hpp"
+
+namespace fairdeck::stats {
+namespace {
+
+// How often a worker looks at the stop flag inside a chunk.
+constexpr std::uint64_t stop_check_mask = 1023;
+
+// Deals one chunk (stream `chunk`) into `counter`; false if a stop request cut it short.
+bool deal_chunk(const audit_subject& s, std::uint64_t chunk, std::uint64_t deals, std::vector<card_t>& deck,
+                chunk_counter& counter, const run_control& rc, const std::atomic<bool>& failed) {
+  return visit_engine(s.engine, chunk, [&](auto& engine) {
+    counter.start_chain();
+    for (std::uint64_t t = 0; t < deals; ++t) {
+      if ((t & stop_check_mask) == stop_check_mask && (rc.stopped() || failed.load(std::memory_order_relaxed)))
+        return false;
+      std::iota(deck.begin(), deck.end(), card_t{0});  // every deal starts from the canonical order
+      apply_shuffle(s.algorithm, deck, engine);
+      counter.add(deck);
+    }
+    return true;
+  });
+}
+
+}  // namespace
+
+audit_counts count_deals(const audit_subject& subject, std::size_t n, std::uint64_t trials, unsigned threads,
+                         const run_control& rc) {
+  audit_counts total(n);
+  {  // Fail here, on the caller's thread, when the algorithm cannot shuffle n cards.
+    std::vector<card_t> probe(n);
+    xoshiro256pp e(1);
+    apply_shuffle(subject.algorithm, probe, e);
+  }
+  const std::uint64_t chunks = (trials + audit_chunk_deals - 1) / audit_chunk_deals;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(threads, std::max<std::uint64_t>(chunks, 1)));
+
+  std::atomic<std::uint64_t> next_chunk{0}, done{0};
+  std::atomic<bool> failed{false};
+  std::mutex mu;  // serialises progress callbacks and error capture
+  std::exception_ptr error;
+  std::vector<audit_counts> partial(workers, audit_counts(n));
+
+  auto work = [&](unsigned w) {
+    try {
+      chunk_counter counter(n);
+      std::vector<card_t> deck(n);
+      for (;;) {
+        if (rc.stopped() || failed.load(std::memory_order_relaxed)) return;
+        const std::uint64_t k = next_chunk.fetch_add(1);
+        if (k >= chunks) return;
+        const std::uint64_t deals = std::min(audit_chunk_deals, trials - k * audit_chunk_deals);
+        if (!deal_chunk(subject, k, deals, deck, counter, rc, failed)) {
+          counter.discard();  // counts stay a whole number of chunks
+          return;
+        }
+        counter.flush_into(partial[w]);
+        const std::uint64_t d = done.fetch_add(deals) + deals;
+        std::lock_guard lock(mu);
+        rc.progress(d, trials);
+      }
+    } catch (...) {
+      std::lock_guard lock(mu);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+  };
+
+  std::vector<std::thread> pool;
+  pool.reserve(workers - 1);
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  for (const auto& p : partial) total.merge(p);
+  return total;
+}
+
+void analyze(audit_result& r, double alpha) {
+  r.tests = run_tests(r.counts, r.cards, r.deck);
+  r.effect = measure_effect(r.counts);
+  r.decision = decide(r.tests, alpha);
+}
+
+std::vector<card_t> audited_cards(const audit_settings& s) {
+  validate(s.deck);
+  const std::size_t size = s.deck.size();
+  const std::size_t n = s.cards.value_or(size);
+  if (n > size)
+    throw std::invalid_argument(fmt::format("--n {} exceeds the {} cards of the deck (add --decks or --jokers)", n, size));
+  if (n < 2 || n > max_audit_cards)
+    throw std::invalid_argument(fmt::format("the audit needs 2..{} cards, not {}", max_audit_cards, n));
+  auto deck = make_deck(s.deck);
+  deck.resize(n);
+  return deck;
+}
+
+std::vector<audit_result> run_audit(std::span<const audit_subject> subjects, const audit_settings& s,
+                                    const run_control& rc) {
+  if (!(s.alpha > 0 && s.alpha < 1)) throw std::invalid_argument("alpha must be between 0 and 1");
+  if (s.trials == 0) throw std::invalid_argument("trials must be at least 1");
+  const auto cards = audited_cards(s);
+  const std::uint64_t grand_total = s.trials * subjects.size();
+  std::vector<audit_result> out;
+  for (std::size_t i = 0; i < subjects.size(); ++i) {
+    if (rc.stopped()) break;
+    const std::uint64_t before = s.trials * i;
+    run_control sub;
+    sub.stop = rc.stop;
+    if (rc.on_progress) sub.on_progress = [&](std::uint64_t d, std::uint64_t) { rc.progress(before + d, grand_total); };
+    audit_result r;
+    r.algorithm = subjects[i].algorithm.name();
+    r.engine = std::string(info(subjects[i].engine.id).name);
+    r.algorithm_fair = subjects[i].algorithm.fair();
+    r.deck = s.deck;
+    r.cards = cards;
+    r.requested_trials = s.trials;
+    r.counts = count_deals(subjects[i], cards.size(), s.trials, s.threads, sub);
+    r.complete = r.counts.trials == s.trials;
+    analyze(r, s.alpha);
+    out.push_back(std::move(r));
+    if (!out.back().complete) break;
+  }
+  return out;
+}
+
+audit_result audit_stream(std::istream& in, const input_settings& s, const run_control& rc) {
+  if (!(s.alpha > 0 && s.alpha < 1)) throw std::invalid_argument("alpha must be between 0 and 1");
+  deck_reader reader(s.format, s.deck, s.cards);
+  audit_result r;
+  r.algorithm = "input";
+  r.engine = s.label;
+  std::optional<chunk_counter> counter;
+  std::vector<card_t> order;
+  std::string line;
+  while (!rc.stopped() && std::getline(in, line)) {
+    if (!reader.parse_line(line, order)) continue;
+    if (!counter) {
+      r.counts = audit_counts(reader.cards().size());
+      counter.emplace(reader.cards().size());
+    }
+    counter->add(order);
+    if (counter->pending() == audit_chunk_deals) {
+      counter->flush_into(r.counts);
+      rc.progress(r.counts.trials, 0);
+    }
+  }
+  if (in.bad()) throw std::runtime_error("read error on the input");
+  if (!counter) throw deck_input_error(reader.line_number(), "no decks in the input");
+  counter->flush_into(r.counts);
+  r.complete = !rc.stopped();
+  r.deck = reader.spec();
+  r.cards.assign(reader.cards().begin(), reader.cards().end());
+  analyze(r, s.alpha);
+  return r;
+}
+
+}  // namespace fairdeck::stats

@@ -1,0 +1,120 @@
+// `fairdeck attack` end to end: a deck dealt by `fairdeck shuffle` is recovered from a few
+// of its cards; bad input exits 2 with a one-line reason.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace fairdeck {
+namespace {
+
+using testing::run_cli;
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+TEST(AttackCli, RecoversADeckDealtByShuffle) {
+  const auto dealt = run_cli("shuffle --engine delphi --seed 45296789 --algorithm asf1999");
+  ASSERT_EQ(dealt.exit_code, 0) << dealt.err;
+  const auto deck = words(dealt.out);
+  ASSERT_EQ(deck.size(), 52u);
+  const std::string known = "0=" + deck[0] + ",1=" + deck[1] + ",2=" + deck[2] + ",3=" + deck[3] + ",4=" + deck[4];
+  const auto r = run_cli("attack --seeds 45000000..45500000 --known " + known + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["seeds"], nlohmann::json::array({45296789}));
+  EXPECT_EQ(j["decks"][0].get<std::vector<std::string>>(), deck);
+  EXPECT_EQ(j["engine"]["name"], "delphi");
+  EXPECT_EQ(j["algorithm"], "asf1999");
+  EXPECT_EQ(j["seeds_searched"], 500001);
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_EQ(j["times_of_day"][0], "12:34:56.789");
+}
+
+TEST(AttackCli, HoldemSeatShowsEveryHand) {
+  const auto dealt = run_cli("shuffle --engine msvc-rand --seed 777 --algorithm naive");
+  ASSERT_EQ(dealt.exit_code, 0) << dealt.err;
+  const auto d = words(dealt.out);
+  // 6 players: seat 2's hole cards are positions 2 and 8; the flop is 13, 14, 15 (burn at 12).
+  const std::string args = "attack --engine msvc-rand --algorithm naive --seeds 0..5000 --players 6 --seat 2 --hole \"" +
+                           d[2] + " " + d[8] + "\" --flop \"" + d[13] + " " + d[14] + " " + d[15] + "\"";
+  const auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("seed 777"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seat  0: " + d[0] + " " + d[6]), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seat  5: " + d[5] + " " + d[11]), std::string::npos) << r.out;
+  const auto js = run_cli(args + " --json");
+  const auto j = nlohmann::json::parse(js.out);
+  EXPECT_EQ(j["hands"][0]["seats"][4][0], d[4]);
+  EXPECT_EQ(j["hands"][0]["river"], d[19]);
+}
+
+TEST(AttackCli, RefusesTheSecureEngines) {
+  for (const char* e : {"secure", "chacha20"}) {
+    const auto r = run_cli(std::string("attack --engine ") + e + " --known 0=Ah --seeds 0..10");
+    EXPECT_EQ(r.exit_code, 2) << e;
+    EXPECT_NE(r.err.find("2^256"), std::string::npos) << r.err;
+  }
+}
+
+TEST(AttackCli, BadInputExitsTwoWithAReason) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"attack --known 0=Ah,1=Ah --seeds 0..10", "given twice"},
+      {"attack --known 0=Ah,0=Kd --seeds 0..10", "position 0 is given twice"},
+      {"attack --known 52=Ah --seeds 0..10", "outside"},
+      {"attack --known 0=Zz --seeds 0..10", "Zz"},
+      {"attack --known 0Ah --seeds 0..10", "POSITION=CARD"},
+      {"attack --seeds 0..10", "at least one known card"},
+      {"attack --known 0=Ah --seeds 10..0", "empty"},
+      {"attack --known 0=Ah --seeds all32 --engine dotnet", "2^31"},
+      {"attack --players 6 --seat 6 --hole \"Ah Kd\" --seeds 0..10", "seat 6"},
+      {"attack --players 30 --hole \"Ah Kd\" --seeds 0..10", "--players"},
+      {"attack --players 6 --hole \"Ah\" --seeds 0..10", "2 card"},
+      {"attack --hole \"Ah Kd\" --seeds 0..10", "--players"},
+      {"attack --known 0=Ah --algorithm sort --seeds 0..10", "asf1999, naive and fisher-yates"},
+  };
+  for (const auto& [args, words] : cases) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace fairdeck
+
+namespace fairdeck {
+namespace {
+
+TEST(AttackCli, AroundSearchesAWindowOfMilliseconds) {
+  const auto dealt = testing::run_cli("shuffle --engine delphi --seed 45296789 --algorithm asf1999");
+  const auto d = words(dealt.out);
+  const std::string known = " --known 0=" + d[0] + ",1=" + d[1] + ",2=" + d[2] + ",3=" + d[3] + ",4=" + d[4];
+  auto r = testing::run_cli("attack --around 12:34:50 --window 10 --json" + known);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["seed_range"]["first"], 45280000);
+  EXPECT_EQ(j["seed_range"]["last"], 45300000);
+  EXPECT_EQ(j["seeds"], nlohmann::json::array({45296789}));
+  r = testing::run_cli("attack --around 00:00:00.500 --window 1 --json" + known);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["seed_range"]["first"], 0);  // the window stops at midnight
+  EXPECT_EQ(j["seed_range"]["last"], 1500);
+  for (const char* bad : {"attack --around 25:00:00 --known 0=Ah", "attack --around 12:00:00.5 --known 0=Ah",
+                          "attack --around 12:00 --known 0=Ah", "attack --around 12:00:00 --seeds day --known 0=Ah",
+                          "attack --around 12:00:00 --window -1 --known 0=Ah"})
+    EXPECT_EQ(testing::run_cli(bad).exit_code, 2) << bad;
+}
+
+}  // namespace
+}  // namespace fairdeck
