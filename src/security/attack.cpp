@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 #include <mutex>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 
@@ -37,6 +38,17 @@ void scan_scalar(const attack_spec& spec, const scan_plan& plan, std::uint64_t f
   for (std::uint64_t s = first; s - first < count; ++s) {
     es.seed = s;
     const bool hit = visit_engine(es, 0, [&](auto& e) {
+      if constexpr (batchable_engine<std::remove_reference_t<decltype(e)>>) {
+        // fisher_yates rolls several indices per 64-bit word for these engines
+        // (random/batched.hpp), so one draw per step would not mirror it: replay it.
+        if (spec.algorithm == shuffle_kind::fisher_yates) {
+          thread_local std::vector<std::uint32_t> deck;
+          deck.resize(spec.deck_size);
+          std::iota(deck.begin(), deck.end(), 0u);
+          fisher_yates(deck, e);
+          return deck[plan.target[0]] == plan.start[0] && deck[plan.target[1]] == plan.start[1];
+        }
+      }
       std::uint32_t a = plan.start[0], b = plan.start[1];
       for (std::size_t k = 0; k < plan.step_count; ++k) {
         const std::uint32_t i = plan.steps[k].i;

@@ -1,0 +1,239 @@
+// huge_shuffle: permutation, exact uniformity on tiny inputs forced through many buckets
+// (chi-square, fixed seeds), independence from the thread count, Ctrl-C semantics.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include <boost/math/distributions/chi_squared.hpp>
+#include <gtest/gtest.h>
+
+#include "fairdeck/shuffle/huge.hpp"
+
+namespace {
+
+using fairdeck::engine_id;
+using fairdeck::engine_spec;
+using fairdeck::huge_shuffle_options;
+
+engine_spec seeded(engine_id id, std::uint64_t seed) {
+  engine_spec s;
+  s.id = id;
+  s.seed = seed;
+  return s;
+}
+
+template <class T>
+std::vector<T> iota_vector(std::size_t n) {
+  std::vector<T> v(n);
+  std::iota(v.begin(), v.end(), T{0});
+  return v;
+}
+
+template <class T>
+bool is_permutation_of_iota(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i] != static_cast<T>(i)) return false;
+  return true;
+}
+
+// Chi-square over all n! orders of n = 5 elements: threshold at p = 1e-6.
+void expect_uniform_orders(const huge_shuffle_options& opt, engine_id id, std::uint64_t per_order) {
+  constexpr std::size_t n = 5, orders = 120;
+  const auto plan = fairdeck::plan_huge_shuffle(n, sizeof(std::uint32_t), opt);
+  ASSERT_GE(plan.bucket_bits, 2u);  // really goes through labels, scatter and buckets
+  ASSERT_GE(plan.chunks, 2u);
+  fairdeck::huge_shuffle_workspace ws;
+  std::map<std::vector<std::uint32_t>, std::uint64_t> counts;
+  const std::uint64_t trials = orders * per_order;
+  for (std::uint64_t t = 0; t < trials; ++t) {
+    auto v = iota_vector<std::uint32_t>(n);
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(id, t), opt, ws));
+    ++counts[v];
+  }
+  ASSERT_EQ(counts.size(), orders);
+  const double expected = static_cast<double>(per_order);
+  double chi2 = 0;
+  for (const auto& [order, c] : counts) chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
+  const boost::math::chi_squared dist(orders - 1);
+  EXPECT_LT(chi2, boost::math::quantile(boost::math::complement(dist, 1e-6)));
+}
+
+}  // namespace
+
+TEST(HugeShuffle, PlanDependsOnSizeOnly) {
+  const auto small = fairdeck::plan_huge_shuffle(1000, 4);
+  EXPECT_EQ(small.bucket_bits, 0u);
+  EXPECT_EQ(small.overhead_bytes(), 0u);
+  const auto big = fairdeck::plan_huge_shuffle(100'000'000, 4);
+  EXPECT_EQ(big.buckets(), 512u);  // 400 MB / 1 MiB, rounded up to a power of two
+  EXPECT_GE(big.chunks, 200u);
+  EXPECT_EQ(big.overhead_bytes(), 400'000'000u + (big.chunks + 1) * 512 * 8);
+  const auto giant = fairdeck::plan_huge_shuffle(1'000'000'000, 8);
+  EXPECT_EQ(giant.buckets(), 8192u);  // capped fan-out
+}
+
+TEST(HugeShuffle, EveryOrderOfFiveEquallyLikelyThroughBuckets) {
+  huge_shuffle_options one_per_bucket;  // 8 buckets for 5 elements, chunks of 2
+  one_per_bucket.bucket_bytes = 4;
+  one_per_bucket.chunk_elements = 2;
+  one_per_bucket.threads = 1;
+  expect_uniform_orders(one_per_bucket, engine_id::xoshiro256pp, 400);
+  huge_shuffle_options shared_buckets;  // 4 buckets, several elements each: inside-out path
+  shared_buckets.bucket_bytes = 8;
+  shared_buckets.chunk_elements = 3;
+  shared_buckets.threads = 1;  // thread independence is tested below
+  expect_uniform_orders(shared_buckets, engine_id::pcg64, 400);
+}
+
+TEST(HugeShuffle, PositionsUniformForAThousandElements) {
+  // Element i's final position, over many seeds, with 64 buckets of ~16: chi-square per
+  // element with a Bonferroni bound (false failure < 1e-6).
+  constexpr std::size_t n = 1000;
+  constexpr std::uint64_t trials = 4000;
+  huge_shuffle_options opt;
+  opt.bucket_bytes = 64;
+  opt.chunk_elements = 100;
+  opt.threads = 1;
+  fairdeck::huge_shuffle_workspace ws;
+  constexpr std::size_t bins = 10;  // position deciles keep the expected counts large
+  std::vector<std::uint64_t> table(n * bins, 0);
+  for (std::uint64_t t = 0; t < trials; ++t) {
+    auto v = iota_vector<std::uint32_t>(n);
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 1000 + t), opt, ws));
+    for (std::size_t pos = 0; pos < n; ++pos) ++table[v[pos] * bins + pos * bins / n];
+  }
+  const double expected = static_cast<double>(trials) / bins;
+  const boost::math::chi_squared dist(bins - 1);
+  const double limit = boost::math::quantile(boost::math::complement(dist, 1e-6 / n));
+  for (std::size_t e = 0; e < n; ++e) {
+    double chi2 = 0;
+    for (std::size_t b = 0; b < bins; ++b) {
+      const double d = static_cast<double>(table[e * bins + b]) - expected;
+      chi2 += d * d / expected;
+    }
+    ASSERT_LT(chi2, limit) << "element " << e;
+  }
+}
+
+TEST(HugeShuffle, SameSeedSameOrderWhateverTheThreadCount) {
+  for (engine_id id : {engine_id::xoshiro256pp, engine_id::pcg64, engine_id::chacha20, engine_id::mt19937_64}) {
+    huge_shuffle_options opt;
+    opt.bucket_bytes = 4096;
+    opt.chunk_elements = 1000;
+    std::vector<std::vector<std::uint32_t>> results;
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+      opt.threads = threads;
+      auto v = iota_vector<std::uint32_t>(100'003);
+      ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(id, 42), opt));
+      results.push_back(std::move(v));
+    }
+    EXPECT_TRUE(is_permutation_of_iota(results[0]));
+    EXPECT_NE(results[0], iota_vector<std::uint32_t>(100'003));
+    for (const auto& r : results) EXPECT_EQ(r, results[0]);
+  }
+  // Default plan (several real 1 MiB buckets), 64-bit elements.
+  std::vector<std::uint64_t> a = iota_vector<std::uint64_t>(600'000), b = a;
+  huge_shuffle_options one, two;
+  one.threads = 1;
+  two.threads = 2;
+  ASSERT_GT(fairdeck::plan_huge_shuffle(a.size(), 8).bucket_bits, 0u);
+  ASSERT_TRUE(fairdeck::huge_shuffle(std::span(a), seeded(engine_id::xoshiro256pp, 9), one));
+  ASSERT_TRUE(fairdeck::huge_shuffle(std::span(b), seeded(engine_id::xoshiro256pp, 9), two));
+  EXPECT_EQ(a, b);
+  EXPECT_TRUE(is_permutation_of_iota(a));
+  auto c = iota_vector<std::uint64_t>(600'000);
+  ASSERT_TRUE(fairdeck::huge_shuffle(std::span(c), seeded(engine_id::xoshiro256pp, 10), two));
+  EXPECT_NE(a, c);
+}
+
+TEST(HugeShuffle, SecureSpecIsAPermutationAndNotReplayed) {
+  huge_shuffle_options opt;
+  opt.bucket_bytes = 4096;
+  auto a = iota_vector<std::uint32_t>(50'000), b = a;
+  ASSERT_TRUE(fairdeck::huge_shuffle(std::span(a), engine_spec{}, opt));
+  ASSERT_TRUE(fairdeck::huge_shuffle(std::span(b), engine_spec{}, opt));
+  EXPECT_TRUE(is_permutation_of_iota(a));
+  EXPECT_TRUE(is_permutation_of_iota(b));
+  EXPECT_NE(a, b);
+}
+
+TEST(HugeShuffle, StopKeepsAPermutation) {
+  std::atomic<bool> stop{true};
+  huge_shuffle_options opt;
+  opt.bucket_bytes = 4096;
+  opt.chunk_elements = 1000;
+  opt.threads = 2;
+  opt.control.stop = &stop;
+  auto v = iota_vector<std::uint32_t>(100'000);
+  EXPECT_FALSE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 1), opt));
+  EXPECT_TRUE(is_permutation_of_iota(v));
+  // Stop in the middle of the bucket phase.
+  stop = false;
+  std::uint64_t calls = 0;
+  opt.control.on_progress = [&](std::uint64_t done, std::uint64_t total) {
+    EXPECT_LE(done, total);
+    if (done > total * 3 / 4 && ++calls == 1) stop = true;
+  };
+  EXPECT_FALSE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 2), opt));
+  EXPECT_TRUE(is_permutation_of_iota(v));
+}
+
+TEST(HugeShuffle, EmptyAndTinyInputs) {
+  std::vector<std::uint32_t> empty;
+  EXPECT_TRUE(fairdeck::huge_shuffle(std::span(empty), seeded(engine_id::pcg64, 1)));
+  std::vector<std::uint64_t> one{7};
+  EXPECT_TRUE(fairdeck::huge_shuffle(std::span(one), seeded(engine_id::pcg64, 1)));
+  EXPECT_EQ(one[0], 7u);
+}
+
+TEST(HugeShuffle, RandomPermutationEqualsShufflingTheIdentity) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{100'003}}) {
+    huge_shuffle_options opt;
+    opt.bucket_bytes = 4096;
+    opt.chunk_elements = 1000;
+    opt.threads = 2;
+    auto shuffled = iota_vector<std::uint32_t>(n);
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(shuffled), seeded(engine_id::pcg64, 77), opt));
+    std::vector<std::uint32_t> perm(n, 12345);
+    ASSERT_TRUE(fairdeck::random_permutation(std::span(perm), seeded(engine_id::pcg64, 77), opt));
+    EXPECT_EQ(perm, shuffled) << n;
+    // 64-bit elements make a different plan (bucket_bytes / 8), hence a different order.
+    auto shuffled64 = iota_vector<std::uint64_t>(n);
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(shuffled64), seeded(engine_id::pcg64, 77), opt));
+    std::vector<std::uint64_t> perm64(n);
+    ASSERT_TRUE(fairdeck::random_permutation(std::span(perm64), seeded(engine_id::pcg64, 77), opt));
+    EXPECT_EQ(perm64, shuffled64) << n;
+  }
+  // Unaligned output (no streaming stores) gives the same permutation.
+  std::vector<std::uint32_t> buf(100'004), ref(100'003);
+  huge_shuffle_options opt;
+  opt.bucket_bytes = 4096;
+  ASSERT_TRUE(fairdeck::random_permutation(std::span(ref), seeded(engine_id::xoshiro256pp, 5), opt));
+  ASSERT_TRUE(fairdeck::random_permutation(std::span(buf).subspan(1), seeded(engine_id::xoshiro256pp, 5), opt));
+  EXPECT_TRUE(std::equal(ref.begin(), ref.end(), buf.begin() + 1));
+  EXPECT_TRUE(is_permutation_of_iota(ref));
+}
+
+TEST(HugeShuffle, RandomPermutationOfFiveIsUniform) {
+  constexpr std::size_t n = 5, orders = 120;
+  constexpr std::uint64_t per_order = 300;
+  huge_shuffle_options opt;
+  opt.bucket_bytes = 8;
+  opt.chunk_elements = 2;
+  opt.threads = 1;
+  std::map<std::vector<std::uint32_t>, std::uint64_t> counts;
+  for (std::uint64_t t = 0; t < orders * per_order; ++t) {
+    std::vector<std::uint32_t> v(n);
+    ASSERT_TRUE(fairdeck::random_permutation(std::span(v), seeded(engine_id::chacha20, t), opt));
+    ++counts[v];
+  }
+  ASSERT_EQ(counts.size(), orders);
+  double chi2 = 0;
+  for (const auto& [order, c] : counts)
+    chi2 += (static_cast<double>(c) - per_order) * (static_cast<double>(c) - per_order) / per_order;
+  EXPECT_LT(chi2, boost::math::quantile(boost::math::complement(boost::math::chi_squared(orders - 1), 1e-6)));
+}
