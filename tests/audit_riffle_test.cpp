@@ -5,9 +5,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "cli_runner.hpp"
 #include "fairdeck/shuffle/mixing.hpp"
 #include "fairdeck/stats/audit.hpp"
 
@@ -130,6 +138,49 @@ TEST(AuditRiffle, VerdictFlipsWhereTheExactLawPredicts52Cards100kDeals) {
   // 0.0004 at K = 14); only the K around the flip, ~0.15 s each in Release. Sanitizer builds
   // run 20,000 deals instead (prediction recomputed: the flip moves to K = 11/12).
   expect_flip_where_predicted({52, FAIRDECK_SLOW_BUILD ? 20'000u : 100'000u}, 5200, false);
+}
+
+TEST(AuditRiffle, CliReportsTheRisingSequenceTestEverywhere) {
+  using nlohmann::json;
+  const auto r = fairdeck::testing::run_cli("audit --json --algorithm riffle:4 --trials 2000 --seed 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // riffle is known to be biased: not a surprise
+  const auto a = json::parse(r.out)["audits"].at(0);
+  EXPECT_EQ(a["verdict"], "biased");
+  EXPECT_EQ(a["tests_run"], 10u);
+  bool found = false;
+  for (const auto& t : a["tests"]) {
+    if (t["name"] != "rising-sequences") continue;
+    found = true;
+    EXPECT_EQ(t["distribution"], "chi2");
+    EXPECT_GT(t["statistic"].get<double>(), 1000.0);
+    EXPECT_GE(t["df"].get<double>(), 1.0);
+    EXPECT_LT(t["p_value"].get<double>(), a["threshold"].get<double>());
+    EXPECT_EQ(t["passed"], false);
+  }
+  EXPECT_TRUE(found);
+  const auto failed = a["failed_tests"].get<std::vector<std::string>>();
+  EXPECT_TRUE(contains(failed, "rising-sequences"));
+  EXPECT_TRUE(contains(failed, "successions"));
+  const auto hist = a["rising_sequences"].get<std::vector<std::uint64_t>>();
+  ASSERT_EQ(hist.size(), 52u);
+  EXPECT_EQ(std::accumulate(hist.begin(), hist.end(), std::uint64_t{0}), 2000u);
+  EXPECT_EQ(std::accumulate(hist.begin() + 16, hist.end(), std::uint64_t{0}), 0u);  // 4 riffles: r <= 2^4
+  EXPECT_NE(a["summary"].get<std::string>().find("tests catch it: "), std::string::npos);
+
+  // The text and HTML reports name the failing tests too.
+  const auto text = fairdeck::testing::run_cli("audit --algorithm riffle:4 --trials 2000 --seed 4");
+  EXPECT_NE(text.out.find("rising-sequences"), std::string::npos) << text.out;
+  char name[] = "/tmp/fairdeck_riffle_html_XXXXXX";
+  const int fd = ::mkstemp(name);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  const auto h = fairdeck::testing::run_cli(std::string("audit --algorithm riffle:4 --trials 2000 --seed 4 --html ") + name);
+  EXPECT_EQ(h.exit_code, 0) << h.err;
+  std::ifstream f(name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::remove(name);
+  EXPECT_NE(ss.str().find("<tr class=\"FAIL\"><td>rising-sequences</td>"), std::string::npos);
 }
 
 }  // namespace
