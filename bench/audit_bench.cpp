@@ -1,5 +1,5 @@
 // The audit's hot loop: shuffle a fresh 52-card deck and count it (position x card matrix,
-// successions, serial pairs). Items are deals; compare the count-only and shuffle-only
+// successions, rising sequences, serial pairs). Items are deals; compare the count-only and shuffle-only
 // baselines measured in the same run. Target: 10^8 Fisher-Yates deals in <= 15 s on 2 cores,
 // i.e. >= 6.7M deals/s from BM_CountDeals/threads:2.
 #include <benchmark/benchmark.h>

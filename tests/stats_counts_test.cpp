@@ -6,6 +6,7 @@
 #include <atomic>
 #include <numeric>
 
+#include "fairdeck/shuffle/physical.hpp"
 #include "fairdeck/stats/audit.hpp"
 
 namespace fairdeck::stats {
@@ -53,6 +54,39 @@ TEST(StatsCounts, ChunkCounterTalliesKnownDecks) {
   EXPECT_EQ(total.serial[1 * 4 + 0], 1u);
 }
 
+TEST(StatsCounts, RisingSequencesMatchThePhysicalShuffleDefinition) {
+  // Every order of 6 cards: the counter's one-pass tally equals fairdeck::rising_sequences and,
+  // summed, the Eulerian numbers A(6, r-1) = 1, 57, 302, 302, 57, 1.
+  std::vector<card_t> p(6);
+  std::iota(p.begin(), p.end(), card_t{0});
+  chunk_counter all(6);
+  do {
+    chunk_counter one(6);
+    one.add(p);
+    audit_counts c(6);
+    one.flush_into(c);
+    EXPECT_EQ(c.rising.at(rising_sequences(p) - 1), 1u);
+    all.add(p);
+  } while (std::next_permutation(p.begin(), p.end()));
+  audit_counts total(6);
+  all.flush_into(total);
+  EXPECT_EQ(total.rising, (std::vector<std::uint64_t>{1, 57, 302, 302, 57, 1}));
+  // Shuffled 52-card decks, one counter reused (stamps must not leak between deals).
+  xoshiro256pp e(11);
+  std::vector<card_t> deck(52);
+  chunk_counter reused(52);
+  std::vector<std::uint64_t> expected(52, 0);
+  for (int t = 0; t < 2000; ++t) {
+    std::iota(deck.begin(), deck.end(), card_t{0});
+    apply_shuffle(parse_shuffle_spec(t % 2 ? "riffle:4" : "fisher-yates"), deck, e);
+    ++expected[rising_sequences(deck) - 1];
+    reused.add(deck);
+  }
+  audit_counts c52(52);
+  reused.flush_into(c52);
+  EXPECT_EQ(c52.rising, expected);
+}
+
 TEST(StatsCounts, MergeAddsAndRejectsOtherSizes) {
   audit_counts a(5), b(5), c(6);
   a.trials = 2;
@@ -60,7 +94,9 @@ TEST(StatsCounts, MergeAddsAndRejectsOtherSizes) {
   b.trials = 3;
   b.position_card[7] = 1;
   b.successions = 4;
+  b.rising[2] = 3;
   a.merge(b);
+  EXPECT_EQ(a.rising[2], 3u);
   EXPECT_EQ(a.trials, 5u);
   EXPECT_EQ(a.position_card[7], 3u);
   EXPECT_EQ(a.successions, 4u);

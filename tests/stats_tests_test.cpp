@@ -111,6 +111,27 @@ TEST(StatsTests, PerfectlyUniformCountsPassEveryTest) {
   EXPECT_DOUBLE_EQ(e.lower, 0.0);
 }
 
+TEST(StatsTests, RisingSequenceBinsArePooledToFiveExpectedDeals) {
+  // All 120 orders of 5 cards: r = 1..5 expected 1, 26, 66, 26, 1. Pooled from r = 1 up:
+  // {1, 2} = 27, {3} = 66, {4} = 26, and the thin tail {5} joins the last bin: 3 bins, df 2.
+  auto c = all_orders(5);
+  auto t = rising_sequences_test(c);
+  ASSERT_FALSE(t.skipped());
+  EXPECT_EQ(*t.df, 2.0);
+  EXPECT_NEAR(t.statistic, 0.0, 1e-12);
+  // Move 10 deals from r = 3 to r = 5 (last bin): X^2 = 100/66 + 100/27.
+  c.rising[2] -= 10;
+  c.rising[4] += 10;
+  t = rising_sequences_test(c);
+  EXPECT_NEAR(t.statistic, 100.0 / 66 + 100.0 / 27, 1e-9);
+  EXPECT_NEAR(*t.p_value, chi2_upper(t.statistic, 2), 1e-15);
+  // Fewer than 10 expected deals cannot fill two bins.
+  audit_counts few(5);
+  few.trials = 9;
+  few.rising[2] = 9;
+  EXPECT_TRUE(rising_sequences_test(few).skipped());
+}
+
 TEST(StatsTests, OrdersTestCatchesTheNaiveShuffleOnThreeCards) {
   // Naive on 3 cards: orders come 4,5,5,5,4,4 times in 27 - invisible to no test.
   const auto c = count_deals({{shuffle_kind::naive, 0}, engine_spec{engine_id::xoshiro256pp, 5, {}}}, 3, 60000, 1);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace fairdeck::cli {
 namespace {
@@ -35,6 +36,13 @@ nlohmann::json first_position_json(const stats::audit_result& r, Label label) {
 }
 
 }  // namespace
+
+std::vector<std::string> failed_tests(const stats::audit_result& r) {
+  std::vector<std::string> out;
+  for (const auto& t : r.tests)
+    if (!t.skipped() && *t.p_value < r.decision.threshold) out.push_back(t.name);
+  return out;
+}
 
 std::string format_p(std::optional<double> p) {
   if (!p) return "skipped";
@@ -70,6 +78,8 @@ std::string plain_verdict(const stats::audit_result& r) {
     const auto& e = r.effect;
     s = fmt::format("{} is BIASED: the {} test gives {} (threshold {:.2g}).", who, d.worst_test, p_phrase(d.worst_p),
                     d.threshold);
+    if (const auto failed = failed_tests(r); failed.size() > 1)
+      s += fmt::format(" {} of {} tests catch it: {}.", failed.size(), d.tests_run, fmt::join(failed, ", "));
     if (e.lower > 0)
       s += fmt::format(" The worst cell: {} turns up {} {} than it should (at least {} with 95% confidence).",
                        effect_cell(r), percent(std::abs(e.ratio - 1)), e.ratio > 1 ? "more often" : "less often",
@@ -141,6 +151,7 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
         {"conclusive", d.tests_run > 0},  // false: nothing could be tested (e.g. interrupted at once)
         {"worst_p_value", d.worst_p ? nlohmann::json(*d.worst_p) : nlohmann::json(nullptr)},
         {"worst_test", d.worst_test},
+        {"failed_tests", failed_tests(r)},
         {"effect_size",
          {{"max_deviation", r.effect.max_deviation},
           {"lower", r.effect.lower},
@@ -156,6 +167,7 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
         {"first_suit", first_position_json(r, [&](card_t c) { return suit_label(c, r.deck); })},
         {"first_rank", first_position_json(r, [&](card_t c) { return rank_label(c, r.deck); })},
         {"successions", r.counts.successions},
+        {"rising_sequences", r.counts.rising},
         {"position_card", std::move(matrix)},
     };
     if (r.algorithm_fair) a["algorithm_fair"] = *r.algorithm_fair;

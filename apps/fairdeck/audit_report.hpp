@@ -30,6 +30,8 @@ struct audit_run_info {
 [[nodiscard]] std::string p_phrase(std::optional<double> p);
 // "card 7c at position 3" style description of the effect-size cell.
 [[nodiscard]] std::string effect_cell(const stats::audit_result& r);
+// Names of the tests whose p-value is below the verdict's Bonferroni threshold, in run order.
+[[nodiscard]] std::vector<std::string> failed_tests(const stats::audit_result& r);
 // One or two sentences a non-statistician can act on.
 [[nodiscard]] std::string plain_verdict(const stats::audit_result& r);
 

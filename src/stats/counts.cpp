@@ -53,6 +53,7 @@ audit_counts::audit_counts(std::size_t cards) : n(cards) {
   if (n <= max_order_cards) orders.assign(factorial(n), 0);
   const std::size_t g = serial_groups(n);
   serial.assign(g * g, 0);
+  rising.assign(n, 0);
 }
 
 std::uint64_t audit_counts::serial_pairs() const noexcept {
@@ -66,10 +67,11 @@ void audit_counts::merge(const audit_counts& other) {
   for (std::size_t i = 0; i < position_card.size(); ++i) position_card[i] += other.position_card[i];
   for (std::size_t i = 0; i < orders.size(); ++i) orders[i] += other.orders[i];
   for (std::size_t i = 0; i < serial.size(); ++i) serial[i] += other.serial[i];
+  for (std::size_t i = 0; i < rising.size(); ++i) rising[i] += other.rising[i];
 }
 
 chunk_counter::chunk_counter(std::size_t n)
-    : n_(n), position_card_(n * n, 0), group_of_(n), groups_(serial_groups(n)) {
+    : n_(n), position_card_(n * n, 0), rising_(n, 0), seen_(n + 1, 0), group_of_(n), groups_(serial_groups(n)) {
   if (n < 2 || n > max_audit_cards)
     throw std::invalid_argument(fmt::format("audit needs a deck of 2..{} cards, not {}", max_audit_cards, n));
   if (n <= max_order_cards) orders_.assign(factorial(n), 0);
@@ -79,21 +81,32 @@ chunk_counter::chunk_counter(std::size_t n)
 
 void chunk_counter::add(std::span<const card_t> deck) noexcept {
   ++trials_;
+  if (++stamp_ == 0) {  // wrapped after 2^32 deals: old stamps could match again
+    std::fill(seen_.begin(), seen_.end(), 0u);
+    stamp_ = 1;
+  }
+  const std::uint32_t stamp = stamp_;
+  std::uint32_t* seen = seen_.data();
   // One scalar pass: the deck was just written by 16-bit stores, and a separate (vectorised)
   // successions loop would reload it with wide loads that stall on store forwarding.
   std::uint32_t* row = position_card_.data();
   const std::size_t n = n_;
   std::uint32_t prev = deck[0];
   ++row[prev];
+  seen[prev] = stamp;
   std::uint64_t succ = 0;
+  std::size_t rises = 1;  // rising sequences: 1 + cards whose successor came earlier
   for (std::size_t p = 1; p < n; ++p) {
     row += n;
     const std::uint32_t card = deck[p];
     ++row[card];
     succ += card == prev + 1;
+    rises += seen[card + 1] == stamp;
+    seen[card] = stamp;
     prev = card;
   }
   successions_ += succ;
+  ++rising_[rises - 1];
   if (!orders_.empty()) ++orders_[order_rank(deck)];
   const std::size_t top = group_of_[deck[0]];
   if (previous_top_group_ != no_previous) ++serial_[previous_top_group_ * groups_ + top];
@@ -107,6 +120,7 @@ void chunk_counter::flush_into(audit_counts& total) {
   for (std::size_t i = 0; i < position_card_.size(); ++i) total.position_card[i] += position_card_[i];
   for (std::size_t i = 0; i < orders_.size(); ++i) total.orders[i] += orders_[i];
   for (std::size_t i = 0; i < serial_.size(); ++i) total.serial[i] += serial_[i];
+  for (std::size_t i = 0; i < rising_.size(); ++i) total.rising[i] += rising_[i];
   discard();
 }
 
@@ -116,6 +130,7 @@ void chunk_counter::discard() noexcept {
   std::fill(position_card_.begin(), position_card_.end(), 0u);
   std::fill(orders_.begin(), orders_.end(), 0u);
   std::fill(serial_.begin(), serial_.end(), 0u);
+  std::fill(rising_.begin(), rising_.end(), 0u);
 }
 
 }  // namespace fairdeck::stats

@@ -11,6 +11,8 @@
 #include <boost/math/special_functions/gamma.hpp>
 #include <fmt/format.h>
 
+#include "fairdeck/shuffle/mixing.hpp"
+
 namespace fairdeck::stats {
 namespace {
 
@@ -158,6 +160,41 @@ test_result successions_test(const audit_counts& c) {
   return r;
 }
 
+test_result rising_sequences_test(const audit_counts& c) {
+  test_result r{"rising-sequences",
+                "how many rising sequences (cards c, c+1, ... in order from the top) each deal keeps (riffles)",
+                "chi2", 0, {}, {}, {}};
+  if (c.trials == 0) return skipped(std::move(r), "no deals counted");
+  const auto uniform = uniform_rising_sequence_distribution(c.n);  // A(n, r-1) / n!
+  const double t = static_cast<double>(c.trials);
+  // Neighbouring r are pooled, from r = 1 up, until a bin expects at least 5 deals; a thin
+  // upper tail joins the last bin. riffle_detectability_table() predicts power with this rule.
+  std::vector<double> observed, expected;
+  double ob = 0, ub = 0;
+  for (std::size_t i = 0; i < c.n; ++i) {
+    ob += static_cast<double>(c.rising[i]);
+    ub += uniform[i];
+    if (ub * t >= 5) {
+      observed.push_back(ob);
+      expected.push_back(ub * t);
+      ob = ub = 0;
+    }
+  }
+  if (!expected.empty()) {
+    observed.back() += ob;
+    expected.back() += ub * t;
+  }
+  if (expected.size() < 2) return skipped(std::move(r), "too few deals for two bins of 5 expected deals");
+  double x2 = 0;
+  for (std::size_t b = 0; b < expected.size(); ++b)
+    x2 += (observed[b] - expected[b]) * (observed[b] - expected[b]) / expected[b];
+  r.statistic = x2;
+  r.df = static_cast<double>(expected.size() - 1);
+  r.p_value = chi2_upper(x2, *r.df);
+  r.note = fmt::format("r = 1..{} pooled into {} bins of at least 5 expected deals", c.n, expected.size());
+  return r;
+}
+
 test_result serial_test(const audit_counts& c) {
   test_result r{"serial", "whether one deal's top card predicts the next deal's (weak generators)", "chi2", 0, {}, {},
                 {}};
@@ -228,6 +265,7 @@ std::vector<test_result> run_tests(const audit_counts& c, std::span<const card_t
   out.push_back(matrix_test(c, rank, "position-rank", "how often each rank lands at each position"));
   out.push_back(max_cell_test(c));
   out.push_back(successions_test(c));
+  out.push_back(rising_sequences_test(c));
   out.push_back(serial_test(c));
   if (c.n <= max_order_cards) out.push_back(orders_test(c));
   return out;

@@ -33,6 +33,10 @@ inline constexpr std::size_t max_serial_groups = 16;
   return c * serial_groups(n) / n;
 }
 
+// Rising sequences of a deal (as fairdeck::rising_sequences in shuffle/physical.hpp): 1 + the
+// number of cards c whose successor c+1 lies above c. The counter finds them in its one pass
+// over the deal: c+1 lies above c exactly when c+1 was already seen when c is reached.
+
 // Tallies over `trials` deals of the n cards 0..n-1 (the canonical order), where deal t is
 // the sequence of cards from the top: deck[position] = card.
 struct audit_counts {
@@ -42,6 +46,7 @@ struct audit_counts {
   std::uint64_t successions = 0;             // times card c+1 lay directly below card c
   std::vector<std::uint64_t> orders;         // n <= max_order_cards: deals per order_rank
   std::vector<std::uint64_t> serial;         // [group(top of deal t) * G + group(top of deal t+1)]
+  std::vector<std::uint64_t> rising;         // [r - 1]: deals whose order has r rising sequences
 
   audit_counts() = default;
   explicit audit_counts(std::size_t cards);  // throws std::invalid_argument unless 2 <= n <= max
@@ -79,6 +84,11 @@ class chunk_counter {
   std::vector<std::uint32_t> position_card_;
   std::vector<std::uint32_t> orders_;
   std::vector<std::uint32_t> serial_;
+  std::vector<std::uint32_t> rising_;
+  // seen_[c] == stamp_ when card c was already dealt in the current deal; seen_[n] never is.
+  // A fresh stamp per deal saves clearing the array.
+  std::vector<std::uint32_t> seen_;
+  std::uint32_t stamp_ = 0;
   std::vector<std::uint8_t> group_of_;
   std::size_t groups_;
   std::size_t previous_top_group_ = no_previous;

@@ -53,6 +53,11 @@ using categories = std::vector<int>;
 // Successions (card c+1 directly below card c): per deal mean (n-1)/n, variance
 // (n^2-n-1)/n^2 under a uniform shuffle; statistic z^2 against chi2(1).
 [[nodiscard]] test_result successions_test(const audit_counts& c);
+// Rising sequences per deal (counts.hpp) against their exact law under a uniform shuffle,
+// A(n, r-1) / n! (Eulerian numbers): Pearson chi-square with neighbouring r pooled from r = 1
+// up until each bin expects >= 5 deals (a thin upper tail joins the last bin), df = bins - 1.
+// The statistic on which riffles differ most from uniform (Bayer & Diaconis 1992).
+[[nodiscard]] test_result rising_sequences_test(const audit_counts& c);
 // Independence of the top cards of consecutive deals from one engine stream: contingency
 // chi-square on grouped top cards (groups merged until every expected count is >= 5).
 [[nodiscard]] test_result serial_test(const audit_counts& c);
