@@ -12,29 +12,35 @@
 #include "fairdeck/shuffle/mixing.hpp"
 
 namespace fairdeck {
+
+pooled_bins pool_bins(const std::vector<double>& values, const std::vector<double>& null, double trials,
+                      double min_expected) {
+  pooled_bins out;
+  double vb = 0, ub = 0;
+  for (std::size_t i = 0; i < null.size(); ++i) {
+    vb += values[i];
+    ub += null[i];
+    if (ub * trials >= min_expected) {
+      out.values.push_back(vb);
+      out.null.push_back(ub);
+      vb = ub = 0;
+    }
+  }
+  if (!out.null.empty()) {  // a thin tail joins the last bin
+    out.values.back() += vb;
+    out.null.back() += ub;
+  }
+  return out;
+}
+
 namespace {
 
 // Pearson chi-squared power against `p` when the null is `u`, `trials` samples, level alpha.
-// Bins are pooled, in order of r, until each holds an expected count of at least 5 under u.
+// Bins are pooled by pool_bins (at least 5 expected under u), as the audit pools them.
 double chi_squared_power(const std::vector<double>& p, const std::vector<double>& u, std::uint64_t trials,
                          double alpha) {
   const auto t = static_cast<double>(trials);
-  std::vector<double> pbins, ubins;
-  double pb = 0, ub = 0;
-  for (std::size_t i = 0; i < u.size(); ++i) {
-    pb += p[i];
-    ub += u[i];
-    if (ub * t >= 5) {
-      pbins.push_back(pb);
-      ubins.push_back(ub);
-      pb = ub = 0;
-    }
-  }
-  if (ub > 0 || pb > 0) {  // a thin tail joins the last bin
-    if (ubins.empty()) return alpha;
-    pbins.back() += pb;
-    ubins.back() += ub;
-  }
+  const auto [pbins, ubins] = pool_bins(p, u, t);
   const auto bins = ubins.size();
   double lambda = 0;
   for (std::size_t b = 0; b < bins; ++b) lambda += (pbins[b] - ubins[b]) * (pbins[b] - ubins[b]) / ubins[b];

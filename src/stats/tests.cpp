@@ -167,23 +167,12 @@ test_result rising_sequences_test(const audit_counts& c) {
   if (c.trials == 0) return skipped(std::move(r), "no deals counted");
   const auto uniform = uniform_rising_sequence_distribution(c.n);  // A(n, r-1) / n!
   const double t = static_cast<double>(c.trials);
-  // Neighbouring r are pooled, from r = 1 up, until a bin expects at least 5 deals; a thin
-  // upper tail joins the last bin. riffle_detectability_table() predicts power with this rule.
-  std::vector<double> observed, expected;
-  double ob = 0, ub = 0;
-  for (std::size_t i = 0; i < c.n; ++i) {
-    ob += static_cast<double>(c.rising[i]);
-    ub += uniform[i];
-    if (ub * t >= 5) {
-      observed.push_back(ob);
-      expected.push_back(ub * t);
-      ob = ub = 0;
-    }
-  }
-  if (!expected.empty()) {
-    observed.back() += ob;
-    expected.back() += ub * t;
-  }
+  // Neighbouring r are pooled from r = 1 up (pool_bins, the rule riffle_detectability_table()
+  // predicts power with) until a bin expects at least 5 deals.
+  std::vector<double> counts(c.n);
+  for (std::size_t i = 0; i < c.n; ++i) counts[i] = static_cast<double>(c.rising[i]);
+  auto [observed, expected] = pool_bins(counts, uniform, t);
+  for (auto& e : expected) e *= t;
   if (expected.size() < 2) return skipped(std::move(r), "too few deals for two bins of 5 expected deals");
   double x2 = 0;
   for (std::size_t b = 0; b < expected.size(); ++b)

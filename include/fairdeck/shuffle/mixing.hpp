@@ -48,6 +48,16 @@ struct riffle_distance {
 // The same under a uniform shuffle: A(n, r-1) / n!.
 [[nodiscard]] std::vector<double> uniform_rising_sequence_distribution(std::uint64_t n);
 
+// The chi-square binning shared by the audit's rising-sequences test and the power
+// prediction: neighbouring bins are pooled in order until each expects at least
+// `min_expected` of `trials` under `null`; a thin tail joins the last bin.
+struct pooled_bins {
+  std::vector<double> values;  // pooled `values` (counts or probabilities)
+  std::vector<double> null;    // pooled null probabilities
+};
+[[nodiscard]] pooled_bins pool_bins(const std::vector<double>& values, const std::vector<double>& null, double trials,
+                                    double min_expected = 5);
+
 // Probability that K riffles of n cards in order produce one given arrangement with r rising
 // sequences: C(2^K + n - r, n) / 2^(Kn).
 [[nodiscard]] double riffle_arrangement_probability(std::uint64_t n, std::uint64_t shuffles, std::uint64_t r);
