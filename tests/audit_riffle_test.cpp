@@ -1,6 +1,7 @@
 // The audit against riffle shuffles (issue 7): riffle:3-5 are flagged and the report names the
 // tests that catch them; riffle:K's verdict flips where the exact rising-sequence law
 // (shuffle/mixing.hpp) says a test of the audit's size stops seeing K riffles.
+#include "sanitizer_build.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,16 +23,6 @@
 namespace fairdeck::stats {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FAIRDECK_SLOW_BUILD 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FAIRDECK_SLOW_BUILD 1
-#endif
-#endif
-#ifndef FAIRDECK_SLOW_BUILD
-#define FAIRDECK_SLOW_BUILD 0
-#endif
 
 audit_result audit_riffle(std::uint64_t k, std::size_t n, std::uint64_t trials, std::uint64_t seed) {
   audit_settings s;

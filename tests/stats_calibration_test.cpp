@@ -1,6 +1,7 @@
 // Calibration and power of the audit's tests, by simulation with fixed seeds.
 // Calibration: under a fair shuffle p-values must be Uniform(0,1) (one-sample KS, and the
 // tail fractions); power: naive and asf1999 must be flagged with 2,000 deals.
+#include "sanitizer_build.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,16 +15,6 @@
 namespace fairdeck::stats {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FAIRDECK_SLOW_BUILD 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FAIRDECK_SLOW_BUILD 1
-#endif
-#endif
-#ifndef FAIRDECK_SLOW_BUILD
-#define FAIRDECK_SLOW_BUILD 0
-#endif
 
 engine_spec xoshiro(std::uint64_t seed) { return engine_spec{engine_id::xoshiro256pp, seed, {}}; }
 
