@@ -1,5 +1,7 @@
-// huge_shuffle: permutation, exact uniformity on tiny inputs forced through many buckets
-// (chi-square, fixed seeds), independence from the thread count, Ctrl-C semantics.
+// huge_shuffle: permutation, uniformity on tiny inputs forced through buckets, lanes and the
+// settle step (chi-square, fixed seeds, threshold p = 1e-6 each), independence from the thread
+// count, Ctrl-C semantics. One level's exactness is proved by enumeration in
+// scatter_step_test.cpp.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -44,14 +46,12 @@ bool is_permutation_of_iota(std::vector<T> v) {
 void expect_uniform_orders(const huge_shuffle_options& opt, engine_id id, std::uint64_t per_order) {
   constexpr std::size_t n = 5, orders = 120;
   const auto plan = fairdeck::plan_huge_shuffle(n, sizeof(std::uint32_t), opt);
-  ASSERT_GE(plan.bucket_bits, 2u);  // really goes through labels, scatter and buckets
-  ASSERT_GE(plan.chunks, 2u);
-  fairdeck::huge_shuffle_workspace ws;
+  ASSERT_GE(plan.bucket_bits, 1u);  // really goes through the rough scatter, settle and buckets
   std::map<std::vector<std::uint32_t>, std::uint64_t> counts;
   const std::uint64_t trials = orders * per_order;
   for (std::uint64_t t = 0; t < trials; ++t) {
     auto v = iota_vector<std::uint32_t>(n);
-    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(id, t), opt, ws));
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(id, t), opt));
     ++counts[v];
   }
   ASSERT_EQ(counts.size(), orders);
@@ -67,26 +67,88 @@ void expect_uniform_orders(const huge_shuffle_options& opt, engine_id id, std::u
 TEST(HugeShuffle, PlanDependsOnSizeOnly) {
   const auto small = fairdeck::plan_huge_shuffle(1000, 4);
   EXPECT_EQ(small.bucket_bits, 0u);
-  EXPECT_EQ(small.overhead_bytes(), 0u);
   const auto big = fairdeck::plan_huge_shuffle(100'000'000, 4);
-  EXPECT_EQ(big.buckets(), 512u);  // 400 MB / 1 MiB, rounded up to a power of two
-  EXPECT_GE(big.chunks, 200u);
-  EXPECT_EQ(big.overhead_bytes(), 400'000'000u + (big.chunks + 1) * 512 * 8);
-  const auto giant = fairdeck::plan_huge_shuffle(1'000'000'000, 8);
-  EXPECT_EQ(giant.buckets(), 8192u);  // capped fan-out
+  EXPECT_EQ(big.buckets(), 256u);  // capped fan-out: 256 write fronts
+  EXPECT_EQ(big.lanes, 8u);
+  const auto mid = fairdeck::plan_huge_shuffle(10'000'000, 4);
+  EXPECT_EQ(mid.buckets(), 64u);  // 40 MB / 1 MiB, rounded up to a power of two
+  EXPECT_EQ(mid.lanes, 2u);
+  huge_shuffle_options three;
+  three.lanes = 3;
+  EXPECT_EQ(fairdeck::plan_huge_shuffle(10'000'000, 4, three).lanes, 3u);
+  three.lanes = 65;
+  std::vector<std::uint32_t> v(100'000);
+  EXPECT_THROW((void)fairdeck::huge_shuffle(std::span(v), seeded(engine_id::pcg64, 1), three), std::invalid_argument);
 }
 
 TEST(HugeShuffle, EveryOrderOfFiveEquallyLikelyThroughBuckets) {
-  huge_shuffle_options one_per_bucket;  // 8 buckets for 5 elements, chunks of 2
+  huge_shuffle_options one_per_bucket;  // 8 buckets for 5 elements: empty regions, all settled
   one_per_bucket.bucket_bytes = 4;
-  one_per_bucket.chunk_elements = 2;
   one_per_bucket.threads = 1;
   expect_uniform_orders(one_per_bucket, engine_id::xoshiro256pp, 400);
-  huge_shuffle_options shared_buckets;  // 4 buckets, several elements each: inside-out path
+  huge_shuffle_options shared_buckets;  // 4 buckets, regions of 1-2: rough scatter, then settle
   shared_buckets.bucket_bytes = 8;
-  shared_buckets.chunk_elements = 3;
   shared_buckets.threads = 1;  // thread independence is tested below
   expect_uniform_orders(shared_buckets, engine_id::pcg64, 400);
+  huge_shuffle_options two_lanes = shared_buckets;  // regions split between 2 lanes
+  two_lanes.lanes = 2;
+  two_lanes.bucket_bytes = 6;
+  expect_uniform_orders(two_lanes, engine_id::chacha20, 400);
+}
+
+// The relative order of four tracked elements (24 orders) and every element's position decile
+// must be uniform.
+static void expect_orders_and_positions_uniform(const huge_shuffle_options& opt) {
+  constexpr std::size_t n = 3000;
+  constexpr std::uint64_t trials = 12'000;
+  constexpr std::size_t bins = 10;
+  std::vector<std::uint64_t> table(n * bins, 0);
+  std::map<std::vector<std::size_t>, std::uint64_t> orders;
+  const std::uint32_t tracked[4] = {0, 1, 1500, 2999};
+  for (std::uint64_t t = 0; t < trials; ++t) {
+    auto v = iota_vector<std::uint32_t>(n);
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 5000 + t), opt));
+    std::vector<std::size_t> pos(4);
+    for (std::size_t p = 0; p < n; ++p) {
+      ++table[v[p] * bins + p * bins / n];
+      for (int q = 0; q < 4; ++q)
+        if (v[p] == tracked[q]) pos[q] = p;
+    }
+    std::vector<std::size_t> rank(4);
+    for (int q = 0; q < 4; ++q)
+      for (int r = 0; r < 4; ++r) rank[q] += pos[r] < pos[q];
+    ++orders[rank];
+  }
+  ASSERT_EQ(orders.size(), 24u);
+  double chi2 = 0;
+  const double per_order = trials / 24.0;
+  for (const auto& [o, c] : orders) chi2 += (static_cast<double>(c) - per_order) * (static_cast<double>(c) - per_order) / per_order;
+  EXPECT_LT(chi2, boost::math::quantile(boost::math::complement(boost::math::chi_squared(23), 1e-6)));
+  const double expected = static_cast<double>(trials) / bins;
+  const double limit = boost::math::quantile(boost::math::complement(boost::math::chi_squared(bins - 1), 1e-6 / n));
+  for (std::size_t e = 0; e < n; ++e) {
+    double c2 = 0;
+    for (std::size_t b = 0; b < bins; ++b) {
+      const double d = static_cast<double>(table[e * bins + b]) - expected;
+      c2 += d * d / expected;
+    }
+    ASSERT_LT(c2, limit) << "element " << e;
+  }
+}
+
+TEST(HugeShuffle, OrdersAndPositionsUniformThroughLongRunsAndLevels) {
+  huge_shuffle_options long_runs;  // 16 regions of ~190 in 3 lanes: the unchecked rounds
+  long_runs.bucket_bytes = 1000;
+  long_runs.lanes = 3;
+  long_runs.threads = 1;
+  ASSERT_EQ(fairdeck::plan_huge_shuffle(3000, 4, long_runs).buckets(), 16u);
+  expect_orders_and_positions_uniform(long_runs);
+  huge_shuffle_options deep;  // 256 regions of ~12, each split again: two levels
+  deep.bucket_bytes = 4;
+  deep.lanes = 2;
+  deep.threads = 1;
+  ASSERT_EQ(fairdeck::plan_huge_shuffle(3000, 4, deep).buckets(), 256u);
+  expect_orders_and_positions_uniform(deep);
 }
 
 TEST(HugeShuffle, PositionsUniformForAThousandElements) {
@@ -96,14 +158,12 @@ TEST(HugeShuffle, PositionsUniformForAThousandElements) {
   constexpr std::uint64_t trials = 4000;
   huge_shuffle_options opt;
   opt.bucket_bytes = 64;
-  opt.chunk_elements = 100;
   opt.threads = 1;
-  fairdeck::huge_shuffle_workspace ws;
   constexpr std::size_t bins = 10;  // position deciles keep the expected counts large
   std::vector<std::uint64_t> table(n * bins, 0);
   for (std::uint64_t t = 0; t < trials; ++t) {
     auto v = iota_vector<std::uint32_t>(n);
-    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 1000 + t), opt, ws));
+    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 1000 + t), opt));
     for (std::size_t pos = 0; pos < n; ++pos) ++table[v[pos] * bins + pos * bins / n];
   }
   const double expected = static_cast<double>(trials) / bins;
@@ -123,7 +183,7 @@ TEST(HugeShuffle, SameSeedSameOrderWhateverTheThreadCount) {
   for (engine_id id : {engine_id::xoshiro256pp, engine_id::pcg64, engine_id::chacha20, engine_id::mt19937_64}) {
     huge_shuffle_options opt;
     opt.bucket_bytes = 4096;
-    opt.chunk_elements = 1000;
+    opt.lanes = 3;
     std::vector<std::vector<std::uint32_t>> results;
     for (unsigned threads : {1u, 2u, 3u, 7u}) {
       opt.threads = threads;
@@ -165,7 +225,7 @@ TEST(HugeShuffle, StopKeepsAPermutation) {
   std::atomic<bool> stop{true};
   huge_shuffle_options opt;
   opt.bucket_bytes = 4096;
-  opt.chunk_elements = 1000;
+  opt.lanes = 4;
   opt.threads = 2;
   opt.control.stop = &stop;
   auto v = iota_vector<std::uint32_t>(100'000);
@@ -179,6 +239,28 @@ TEST(HugeShuffle, StopKeepsAPermutation) {
     if (done > total * 3 / 4 && ++calls == 1) stop = true;
   };
   EXPECT_FALSE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 2), opt));
+  EXPECT_TRUE(is_permutation_of_iota(v));
+  // Stop between lanes of the rough scatter.
+  stop = false;
+  opt.threads = 1;
+  opt.control.on_progress = [&](std::uint64_t done, std::uint64_t total) {
+    if (done > 0 && done < total / 2) stop = true;
+  };
+  EXPECT_FALSE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 3), opt));
+  EXPECT_TRUE(is_permutation_of_iota(v));
+}
+
+TEST(HugeShuffle, StatsShowASmallSettleStep) {
+  auto v = iota_vector<std::uint32_t>(4'000'000);  // 16 MB: 16 buckets of 1 MiB, 1 lane
+  fairdeck::huge_shuffle_stats stats;
+  huge_shuffle_options opt;
+  opt.stats = &stats;
+  ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::pcg64, 3), opt));
+  EXPECT_EQ(stats.buckets, 16u);
+  EXPECT_EQ(stats.lanes, 1u);
+  EXPECT_GT(stats.unlabelled, 0u);
+  EXPECT_LT(stats.unlabelled, v.size() / 50);  // ~0.4 % expected; 2 % is > 20 sigma away
+  EXPECT_LT(stats.buffer_bytes, v.size() * 4 / 10);
   EXPECT_TRUE(is_permutation_of_iota(v));
 }
 
@@ -194,7 +276,7 @@ TEST(HugeShuffle, RandomPermutationEqualsShufflingTheIdentity) {
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{100'003}}) {
     huge_shuffle_options opt;
     opt.bucket_bytes = 4096;
-    opt.chunk_elements = 1000;
+    opt.lanes = 2;
     opt.threads = 2;
     auto shuffled = iota_vector<std::uint32_t>(n);
     ASSERT_TRUE(fairdeck::huge_shuffle(std::span(shuffled), seeded(engine_id::pcg64, 77), opt));
@@ -208,7 +290,7 @@ TEST(HugeShuffle, RandomPermutationEqualsShufflingTheIdentity) {
     ASSERT_TRUE(fairdeck::random_permutation(std::span(perm64), seeded(engine_id::pcg64, 77), opt));
     EXPECT_EQ(perm64, shuffled64) << n;
   }
-  // Unaligned output (no streaming stores) gives the same permutation.
+  // Alignment of the array does not matter.
   std::vector<std::uint32_t> buf(100'004), ref(100'003);
   huge_shuffle_options opt;
   opt.bucket_bytes = 4096;
@@ -223,7 +305,7 @@ TEST(HugeShuffle, RandomPermutationOfFiveIsUniform) {
   constexpr std::uint64_t per_order = 300;
   huge_shuffle_options opt;
   opt.bucket_bytes = 8;
-  opt.chunk_elements = 2;
+  opt.lanes = 2;
   opt.threads = 1;
   std::map<std::vector<std::uint32_t>, std::uint64_t> counts;
   for (std::uint64_t t = 0; t < orders * per_order; ++t) {

@@ -165,28 +165,20 @@ bench_section huge_section(std::uint64_t n, unsigned threads) {
                       escape(data->data());
                     }, std::nullopt});
   auto seed = std::make_shared<std::uint64_t>(0);
-  auto workspace = std::make_shared<huge_shuffle_workspace>();
   for (unsigned t : {1u, threads}) {
-    for (const bool reuse : {false, true}) {
-      std::optional<double> goal;
-      if (!reuse) goal = t == 1 ? 4.0 : 6.0;
-      if (t == 1 && threads == 1 && goal) goal = std::nullopt;  // no second row to compare
-      s.rows.push_back({fmt::format("fairdeck::huge_shuffle, {} thread{}{}", t, t == 1 ? "" : "s", reuse ? ", reused workspace" : ""),
-                        "xoshiro256pp", [data, seed, workspace, t, reuse](std::uint64_t) {
-                          huge_shuffle_options opt;
-                          opt.threads = t;
-                          engine_spec spec = bench_spec(engine_id::xoshiro256pp);
-                          spec.seed = ++*seed;
-                          if (reuse)
-                            huge_shuffle(std::span(*data), spec, opt, *workspace);
-                          else
-                            huge_shuffle(std::span(*data), spec, opt);
-                          escape(data->data());
-                        }, goal});
-    }
+    std::optional<double> goal = t == 1 ? 4.0 : 6.0;
+    s.rows.push_back({fmt::format("fairdeck::huge_shuffle, {} thread{}", t, t == 1 ? "" : "s"), "xoshiro256pp",
+                      [data, seed, t](std::uint64_t) {
+                        huge_shuffle_options opt;
+                        opt.threads = t;
+                        engine_spec spec = bench_spec(engine_id::xoshiro256pp);
+                        spec.seed = ++*seed;
+                        huge_shuffle(std::span(*data), spec, opt);
+                        escape(data->data());
+                      }, goal});
     if (threads == 1) break;
   }
-  s.rows.push_back({fmt::format("fairdeck::random_permutation (0..n-1, no scratch), {} thread{}", threads, threads == 1 ? "" : "s"),
+  s.rows.push_back({fmt::format("fairdeck::random_permutation (fill 0..n-1 + shuffle), {} thread{}", threads, threads == 1 ? "" : "s"),
                     "xoshiro256pp", [data, seed, threads](std::uint64_t) {
                       huge_shuffle_options opt;
                       opt.threads = threads;

@@ -157,14 +157,15 @@ class output_file {
 };
 
 // Shuffled order of m items: a uniformly random permutation of 0..m-1 (32-bit while it
-// fits), generated in place by random_permutation — no scratch copy, no initial fill.
+// fits), shuffled in place by random_permutation.
 template <class Index>
-std::unique_ptr<Index[]> shuffled_order(std::uint64_t m, const engine_spec& spec, unsigned threads) {
+std::unique_ptr<Index[]> shuffled_order(std::uint64_t m, const engine_spec& spec, unsigned threads, huge_shuffle_stats& stats) {
   auto order = std::make_unique_for_overwrite<Index[]>(m);
   progress_bar bar("shuffling");
   huge_shuffle_options opt;
   opt.threads = threads;
   opt.control = bar.control();
+  opt.stats = &stats;
   if (!random_permutation(std::span<Index>(order.get(), m), spec, opt)) throw interrupted_error("interrupted; nothing written");
   return order;
 }
@@ -200,13 +201,14 @@ int run_shuffle_file(const shuffle_file_options& o) {
     throw usage_error(fmt::format("'{}' has {} bytes, not a whole number of {}-byte records ({} left over)", o.input, size,
                                   o.record_size, size % o.record_size));
   std::uint64_t items = 0;
+  huge_shuffle_stats stats;
   output_file out(o.output);
   if (o.record_size) {
     items = size / o.record_size;
     const std::uint64_t rs = o.record_size;
     auto run = [&](auto index_tag) {
       using Index = decltype(index_tag);
-      const auto order = shuffled_order<Index>(items, spec, o.threads);
+      const auto order = shuffled_order<Index>(items, spec, o.threads, stats);
       write_in_order(std::span<const Index>(order.get(), items), out,
                      [&](Index i) { return std::tuple{in.data() + i * rs, rs, false}; });
     };
@@ -234,7 +236,7 @@ int run_shuffle_file(const shuffle_file_options& o) {
     const bool unterminated = size > 0 && in.data()[size - 1] != '\n';
     auto run = [&](auto index_tag) {
       using Index = decltype(index_tag);
-      const auto order = shuffled_order<Index>(items, spec, o.threads);
+      const auto order = shuffled_order<Index>(items, spec, o.threads, stats);
       write_in_order(std::span<const Index>(order.get(), items), out, [&](Index i) {
         return std::tuple{in.data() + starts[i], starts[i + 1] - starts[i], unterminated && i + 1 == items};
       });
@@ -244,7 +246,6 @@ int run_shuffle_file(const shuffle_file_options& o) {
   out.commit();
   if (o.json) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const auto plan = plan_huge_shuffle(items, items <= 0xFFFFFFFFu ? 4 : 8);  // random_permutation: no scratch
     print_json({{"input", o.input},
                 {"output", o.output},
                 {"mode", o.record_size ? "records" : "lines"},
@@ -252,8 +253,8 @@ int run_shuffle_file(const shuffle_file_options& o) {
                 {"items", items},
                 {"bytes", size},
                 {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
-                {"buckets", plan.buckets()},
-                {"scratch_bytes", plan.bucket_bits ? (plan.chunks + 1) * plan.buckets() * 8 : 0},
+                {"buckets", stats.buckets},
+                {"scratch_bytes", stats.buffer_bytes},
                 {"engine", engine_json(spec)},
                 {"seconds", secs}});
   }

@@ -1,30 +1,37 @@
-// Exactly uniform, cache-aware, multi-threaded shuffles of huge arrays (10^8..10^9 items).
+// Exactly uniform, in-place, cache-aware, multi-threaded shuffles of huge arrays (10^8..10^9
+// items).
 //
 // Plain Fisher–Yates on an array far bigger than the caches pays a cache (and TLB) miss per
-// element. Instead (Sanders, "Random Permutations on Distributed, External and Hierarchical
-// Memory", IPL 67, 1998; Rao 1961 / Sandelius 1962):
-//   1. every element gets an independent, uniform bucket label (B = 2^b buckets, b bits of
-//      an engine word each, so no rejection is needed);
-//   2. elements are scattered to their buckets, in input order, into a scratch array;
-//   3. each bucket (~1 MB, cache-resident) is copied home in uniformly random order in one
-//      pass (inside-out Fisher–Yates with batched dice).
-// Why exactly uniform: the labels are i.i.d. uniform, so the bucket sizes are exactly
-// multinomial(n; 1/B, ..., 1/B) and which elements share a bucket does not depend on what
-// the elements are; every bucket is then shuffled uniformly and independently. For a target
-// order, the label vectors that can produce it are exactly those whose bucket sizes
-// (n_1..n_B) match, one per size vector, and each yields it with probability
-// B^-n * prod_b 1/n_b!; summing over size vectors, B^-n * sum n!/prod n_b! / n! = 1/n!
-// (the multinomial theorem). Every one of the n! orders is equally likely.
+// element. Instead, following Sanders (IPL 67, 1998; Rao 1961 / Sandelius 1962) in the in-place
+// form of Penschuck ("Engineering Shared-Memory Parallel Shuffling to Generate Random
+// Permutations In-Place", SEA 2023):
+//   1. Rough scatter, in place: the array is cut into k = 2^b equal regions, one per bucket. An
+//      "active" element draws a uniform bucket label and is swapped into the first unfilled
+//      slot of that bucket's region; the element it displaces becomes active. Every bucket's
+//      region fills from its front, so only k write fronts are live (k <= 256: they stay in L1
+//      and in the TLB) and every element is read and written once. It stops when the first
+//      region is full. For parallelism the regions are split into `lanes` parts, each lane
+//      scattering its own parts with its own random stream.
+//   2. Settle: the elements left unlabelled (about sqrt(2 ln k * k * lanes * n), 0.2–2 %)
+//      draw their labels now; bucket j's final range is [F_j, F_j+1) with F the running sum
+//      of the label counts, and the few elements outside their final range move there.
+//   3. Each bucket is shuffled on its own, recursively (Fisher–Yates once it fits the cache).
+// Why exactly uniform: every element gets one fresh uniform label (the order in which elements
+// are labelled depends only on earlier labels, so the label vector is i.i.d. uniform), buckets
+// hold exactly the elements of their label in an order that depends only on the labels, and
+// each bucket is then shuffled uniformly and independently. For a target order, the label
+// vectors that produce it are exactly one per vector of bucket sizes (n_1..n_k), each yielding
+// it with probability k^-n * prod 1/n_b!; summing, k^-n * sum n!/prod n_b! / n! = 1/n! (the
+// multinomial theorem). Every one of the n! orders is equally likely.
 //
-// Determinism: the work is cut into chunks and buckets that depend only on n, the element
-// size and the tuning options, never on the thread count; chunk c draws its labels from
-// engine stream c and bucket b shuffles with stream 2^62 + b (visit_engine's counter-based
-// streams). Same seed, same n → same order with 1, 2 or 64 threads. A `secure` spec is
-// turned into chacha20 under a fresh 256-bit key from the OS, so the run stays
-// unpredictable (and the key is wiped afterwards).
+// Determinism: the recursion, the lanes and the engine stream of every step depend only on n,
+// the element size and the tuning options, never on the thread count (stream ids encode depth,
+// role and offset; visit_engine's streams are counter-based). Same seed, same n -> same order
+// with 1, 2 or 64 threads. A `secure` spec becomes chacha20 under a fresh 256-bit OS key, so
+// the run stays unpredictable (the key is wiped afterwards).
 //
-// Memory: one scratch copy of the data (n * sizeof(T)) plus chunks * buckets * 8 bytes of
-// offsets (a few MiB at most); huge_shuffle_plan::overhead_bytes() says exactly.
+// Memory: in place. Settling copies the unlabelled and the out-of-range elements through
+// small buffers (about 3 % of the array at 10^8; huge_shuffle_stats reports the exact peak).
 #pragma once
 
 #include <cstddef>
@@ -36,66 +43,46 @@
 
 namespace fairdeck {
 
-struct huge_shuffle_options {
-  unsigned threads = 0;                // 0: std::thread::hardware_concurrency(); never changes the result
-  std::uint64_t bucket_bytes = 0;      // target bucket size (0: 1 MiB, L2-resident); changes the result
-  std::uint64_t chunk_elements = 0;    // label/scatter work unit (0: automatic); changes the result
-  run_control control;                 // progress (reported from the calling thread) and Ctrl-C
+// What one call did at the top level (filled when options.stats is set).
+struct huge_shuffle_stats {
+  std::uint64_t buckets = 0;          // top-level buckets (0: shuffled directly)
+  unsigned lanes = 0;                 // top-level rough-scatter lanes
+  std::uint64_t unlabelled = 0;       // elements left for the settle step
+  std::uint64_t moved = 0;            // labelled elements moved into their final range
+  std::uint64_t buffer_bytes = 0;     // peak extra memory of the top-level settle step
 };
 
-// The deterministic decomposition of n elements of element_bytes each.
+struct huge_shuffle_options {
+  unsigned threads = 0;             // 0: std::thread::hardware_concurrency(); never changes the result
+  std::uint64_t bucket_bytes = 0;   // target bucket size (0: 1 MiB, L2-resident); changes the result
+  unsigned lanes = 0;               // top-level rough-scatter lanes, <= 64 (0: from n, at most 8); changes the result
+  run_control control;              // progress (reported from the calling thread) and Ctrl-C
+  huge_shuffle_stats* stats = nullptr;
+};
+
+// The top level of the deterministic decomposition of n elements of element_bytes each.
 struct huge_shuffle_plan {
   std::uint64_t elements = 0;
   std::size_t element_bytes = 0;
-  unsigned bucket_bits = 0;          // buckets = 2^bucket_bits; 0: small input, one Fisher–Yates (stream 0)
-  std::uint64_t chunks = 1;          // label/scatter work units
-  std::uint64_t chunk_elements = 0;  // the last chunk may be shorter
+  unsigned bucket_bits = 0;  // 2^bucket_bits buckets; 0: small input, one Fisher–Yates
+  unsigned lanes = 1;
   [[nodiscard]] std::uint64_t buckets() const noexcept { return std::uint64_t{1} << bucket_bits; }
-  [[nodiscard]] std::uint64_t overhead_bytes() const noexcept {
-    return bucket_bits == 0 ? 0 : elements * element_bytes + (chunks + 1) * buckets() * sizeof(std::uint64_t);
-  }
 };
 
 [[nodiscard]] huge_shuffle_plan plan_huge_shuffle(std::uint64_t n, std::size_t element_bytes,
                                                   const huge_shuffle_options& options = {}) noexcept;
 
-// The scratch copy, kept between calls: fresh memory must be zeroed by the kernel on first
-// touch, which costs about as much as the scatter itself, so code that shuffles again and
-// again (an epoch loop) should keep one workspace.
-class huge_shuffle_workspace {
- public:
-  huge_shuffle_workspace() = default;
-  ~huge_shuffle_workspace();
-  huge_shuffle_workspace(const huge_shuffle_workspace&) = delete;
-  huge_shuffle_workspace& operator=(const huge_shuffle_workspace&) = delete;
-  [[nodiscard]] std::size_t capacity_bytes() const noexcept { return bytes_; }
-  void release() noexcept;
-  // At least `bytes`, 2 MiB-aligned. Throws std::bad_alloc.
-  [[nodiscard]] void* reserve(std::size_t bytes);
-
- private:
-  void* base_ = nullptr;
-  std::size_t mapped_ = 0;
-  void* data_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-// Shuffles `data` exactly uniformly. Returns false if options.control.stop was raised: data
-// is then still a permutation of its input (nothing lost or duplicated) but not a uniform
-// shuffle. Throws std::bad_alloc if the scratch copy cannot be allocated.
+// Shuffles `data` exactly uniformly, in place. Returns false if options.control.stop was
+// raised: data is then still a permutation of its input (nothing lost or duplicated) but not a
+// uniform shuffle. Throws std::bad_alloc if the settle buffers cannot be allocated, and
+// std::length_error for n >= 2^48.
 bool huge_shuffle(std::span<std::uint32_t> data, const engine_spec& spec, const huge_shuffle_options& options = {});
 bool huge_shuffle(std::span<std::uint64_t> data, const engine_spec& spec, const huge_shuffle_options& options = {});
-// The same, reusing `workspace` (same result as without it).
-bool huge_shuffle(std::span<std::uint32_t> data, const engine_spec& spec, const huge_shuffle_options& options,
-                  huge_shuffle_workspace& workspace);
-bool huge_shuffle(std::span<std::uint64_t> data, const engine_spec& spec, const huge_shuffle_options& options,
-                  huge_shuffle_workspace& workspace);
 
-// Fills `out` with a uniformly random permutation of 0..n-1: the same order huge_shuffle
-// gives an array holding 0..n-1 (same seed, same options), but with no scratch copy — the
-// indices are generated, scattered straight into `out` and each bucket is shuffled in
-// place. Overhead: the offsets table only. Returns false if stopped (out's contents are
-// then unspecified). uint32_t needs n <= 2^32 (else std::length_error).
+// Fills `out` with a uniformly random permutation of 0..n-1: exactly what huge_shuffle makes
+// of an array holding 0..n-1 (same seed, same options). Returns false if stopped (out is
+// then a permutation of 0..n-1, not uniformly shuffled). uint32_t needs n <= 2^32 (else
+// std::length_error).
 bool random_permutation(std::span<std::uint32_t> out, const engine_spec& spec, const huge_shuffle_options& options = {});
 bool random_permutation(std::span<std::uint64_t> out, const engine_spec& spec, const huge_shuffle_options& options = {});
 
