@@ -146,34 +146,10 @@ TEST(HugeShuffle, OrdersAndPositionsUniformThroughLongRunsAndLevels) {
   deep.threads = 1;
   ASSERT_EQ(fairdeck::plan_huge_shuffle(3000, 4, deep).buckets(), 256u);
   expect_orders_and_positions_uniform(deep);
-}
-
-TEST(HugeShuffle, PositionsUniformForAThousandElements) {
-  // Element i's final position, over many seeds, with 64 buckets of ~16: chi-square per
-  // element with a Bonferroni bound (false failure < 1e-6).
-  constexpr std::size_t n = 1000;
-  constexpr std::uint64_t trials = 4000;
-  huge_shuffle_options opt;
-  opt.bucket_bytes = 64;
-  opt.threads = 1;
-  constexpr std::size_t bins = 10;  // position deciles keep the expected counts large
-  std::vector<std::uint64_t> table(n * bins, 0);
-  for (std::uint64_t t = 0; t < trials; ++t) {
-    auto v = iota_vector<std::uint32_t>(n);
-    ASSERT_TRUE(fairdeck::huge_shuffle(std::span(v), seeded(engine_id::xoshiro256pp, 1000 + t), opt));
-    for (std::size_t pos = 0; pos < n; ++pos) ++table[v[pos] * bins + pos * bins / n];
-  }
-  const double expected = static_cast<double>(trials) / bins;
-  const boost::math::chi_squared dist(bins - 1);
-  const double limit = boost::math::quantile(boost::math::complement(dist, 1e-6 / n));
-  for (std::size_t e = 0; e < n; ++e) {
-    double chi2 = 0;
-    for (std::size_t b = 0; b < bins; ++b) {
-      const double d = static_cast<double>(table[e * bins + b]) - expected;
-      chi2 += d * d / expected;
-    }
-    ASSERT_LT(chi2, limit) << "element " << e;
-  }
+  huge_shuffle_options defaults;  // automatic lanes (1), 256 regions of ~12, one level
+  defaults.bucket_bytes = 64;
+  defaults.threads = 1;
+  expect_orders_and_positions_uniform(defaults);
 }
 
 TEST(HugeShuffle, SameSeedSameOrderWhateverTheThreadCount) {

@@ -165,35 +165,25 @@ bench_section huge_section(std::uint64_t n, unsigned threads) {
                       escape(data->data());
                     }, std::nullopt});
   auto seed = std::make_shared<std::uint64_t>(0);
-  for (unsigned t : {1u, threads}) {
-    std::optional<double> goal = t == 1 ? 4.0 : 6.0;
-    s.rows.push_back({fmt::format("fairdeck::huge_shuffle, {} thread{}", t, t == 1 ? "" : "s"), "xoshiro256pp",
-                      [data, seed, t](std::uint64_t) {
+  // One whole shuffle of the array per operation; seeded engines get a new seed each time.
+  auto row = [&](std::string name, engine_id id, unsigned t, bool permutation, std::optional<double> goal) {
+    s.rows.push_back({fmt::format("{}, {} thread{}", name, t, t == 1 ? "" : "s"), std::string(info(id).name),
+                      [data, seed, id, t, permutation](std::uint64_t) {
                         huge_shuffle_options opt;
                         opt.threads = t;
-                        engine_spec spec = bench_spec(engine_id::xoshiro256pp);
-                        spec.seed = ++*seed;
-                        huge_shuffle(std::span(*data), spec, opt);
+                        engine_spec spec = bench_spec(id);
+                        if (spec.reproducible()) spec.seed = ++*seed;
+                        if (permutation)
+                          random_permutation(std::span(*data), spec, opt);
+                        else
+                          huge_shuffle(std::span(*data), spec, opt);
                         escape(data->data());
                       }, goal});
-    if (threads == 1) break;
-  }
-  s.rows.push_back({fmt::format("fairdeck::random_permutation (fill 0..n-1 + shuffle), {} thread{}", threads, threads == 1 ? "" : "s"),
-                    "xoshiro256pp", [data, seed, threads](std::uint64_t) {
-                      huge_shuffle_options opt;
-                      opt.threads = threads;
-                      engine_spec spec = bench_spec(engine_id::xoshiro256pp);
-                      spec.seed = ++*seed;
-                      random_permutation(std::span(*data), spec, opt);
-                      escape(data->data());
-                    }, std::nullopt});
-  s.rows.push_back({fmt::format("fairdeck::huge_shuffle, {} thread{}", threads, threads == 1 ? "" : "s"), "secure",
-                    [data, threads](std::uint64_t) {
-                      huge_shuffle_options opt;
-                      opt.threads = threads;
-                      huge_shuffle(std::span(*data), engine_spec{}, opt);
-                      escape(data->data());
-                    }, std::nullopt});
+  };
+  row("fairdeck::huge_shuffle", engine_id::xoshiro256pp, 1, false, 4.0);
+  if (threads > 1) row("fairdeck::huge_shuffle", engine_id::xoshiro256pp, threads, false, 6.0);
+  row("fairdeck::random_permutation (fill 0..n-1 + shuffle)", engine_id::xoshiro256pp, threads, true, std::nullopt);
+  row("fairdeck::huge_shuffle", engine_id::secure, threads, false, std::nullopt);
   return s;
 }
 
