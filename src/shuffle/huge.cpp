@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cstring>
-#include <memory>
-#include <new>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -85,14 +82,13 @@ bool parallel_for(std::uint64_t count, unsigned threads, progress_state& ps, F&&
   return finished.load() == count;
 }
 
-
 // Buckets of a node of n elements: none (Fisher–Yates directly) while it fits 4 target buckets
 // (4 MiB: measured faster than another level for 2-4 MiB nodes), else enough to reach the
 // target size, at least 16 (a rough scatter into few buckets stalls on its write fronts:
 // a 3 MB node took 1.6x longer split 4 ways than shuffled directly) and at most 256.
 unsigned bucket_bits_for(std::uint64_t n, std::size_t element_bytes, std::uint64_t bucket_bytes) noexcept {
   const std::uint64_t bytes = n * element_bytes;
-  if (n < 4 || bytes <= 4 * bucket_bytes) return 0;
+  if (n < 4 || (bytes + 3) / 4 <= bucket_bytes) return 0;  // (no overflow for any bucket_bytes)
   const std::uint64_t want = (bytes + bucket_bytes - 1) / bucket_bytes;
   return std::clamp(static_cast<unsigned>(std::bit_width(want - 1)), min_bucket_bits, max_bucket_bits);
 }

@@ -74,8 +74,8 @@ struct huge_shuffle_plan {
 
 // Shuffles `data` exactly uniformly, in place. Returns false if options.control.stop was
 // raised: data is then still a permutation of its input (nothing lost or duplicated) but not a
-// uniform shuffle. Throws std::bad_alloc if the settle buffers cannot be allocated, and
-// std::length_error for n >= 2^48.
+// uniform shuffle. Throws std::bad_alloc if the settle buffers cannot be allocated,
+// std::length_error for n >= 2^48 and std::invalid_argument for options.lanes > 64.
 bool huge_shuffle(std::span<std::uint32_t> data, const engine_spec& spec, const huge_shuffle_options& options = {});
 bool huge_shuffle(std::span<std::uint64_t> data, const engine_spec& spec, const huge_shuffle_options& options = {});
 
