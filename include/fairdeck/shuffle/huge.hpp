@@ -34,9 +34,11 @@
 // small buffers (about 3 % of the array at 10^8; huge_shuffle_stats reports the exact peak).
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 #include "fairdeck/random/engine_registry.hpp"
 #include "fairdeck/util/run_control.hpp"
@@ -72,12 +74,28 @@ struct huge_shuffle_plan {
 [[nodiscard]] huge_shuffle_plan plan_huge_shuffle(std::uint64_t n, std::size_t element_bytes,
                                                   const huge_shuffle_options& options = {}) noexcept;
 
+}  // namespace fairdeck
+
+#include "fairdeck/shuffle/internal/huge_driver.hpp"  // needs the declarations above
+
+namespace fairdeck {
+
+// Elements huge_shuffle can move: copied bytewise, default-constructible (for the settle buffers).
+template <class T>
+concept huge_shufflable = std::is_trivially_copyable_v<T> && std::default_initializable<T> && !std::is_const_v<T>;
+
 // Shuffles `data` exactly uniformly, in place. Returns false if options.control.stop was
 // raised: data is then still a permutation of its input (nothing lost or duplicated) but not a
 // uniform shuffle. Throws std::bad_alloc if the settle buffers cannot be allocated,
 // std::length_error for n >= 2^48 and std::invalid_argument for options.lanes > 64.
-bool huge_shuffle(std::span<std::uint32_t> data, const engine_spec& spec, const huge_shuffle_options& options = {});
-bool huge_shuffle(std::span<std::uint64_t> data, const engine_spec& spec, const huge_shuffle_options& options = {});
+// Any element type works (records, structs); bucket sizes are in bytes, so the order for a
+// seed depends on sizeof(T). uint32_t and uint64_t are compiled into the library.
+template <huge_shufflable T>
+bool huge_shuffle(std::span<T> data, const engine_spec& spec, const huge_shuffle_options& options = {}) {
+  return huge_detail::shuffle(data, spec, options);
+}
+extern template bool huge_shuffle<std::uint32_t>(std::span<std::uint32_t>, const engine_spec&, const huge_shuffle_options&);
+extern template bool huge_shuffle<std::uint64_t>(std::span<std::uint64_t>, const engine_spec&, const huge_shuffle_options&);
 
 // Fills `out` with a uniformly random permutation of 0..n-1: exactly what huge_shuffle makes
 // of an array holding 0..n-1 (same seed, same options). Returns false if stopped (out is
