@@ -1,6 +1,9 @@
-// Minimal downstream use: a secure deal, and a reproducible one with <random>.
+// Minimal downstream use: a secure deal, a reproducible one with <random>, and a big array of
+// the project's own records shuffled in place.
 #include <cstdio>
 #include <random>
+#include <span>
+#include <vector>
 
 #include <fairdeck/fairdeck.hpp>
 
@@ -13,5 +16,17 @@ int main() {
   std::mt19937_64 mt(42);  // any std::uniform_random_bit_generator works
   auto hand = fairdeck::partial_shuffle(deck, 5, mt);
   std::printf("5 cards:  %s\n", fairdeck::format_cards({hand.begin(), hand.end()}, {}).c_str());
-  return deck.size() == 52 ? 0 : 1;
+
+  struct row {
+    int id;
+    float weight;
+  };
+  std::vector<row> rows(1'000'000);
+  for (int i = 0; i < static_cast<int>(rows.size()); ++i) rows[i] = {i, 1.0f};
+  if (!fairdeck::huge_shuffle(std::span(rows), fairdeck::engine_spec{}, {})) return 1;  // secure by default
+  long long sum = 0;
+  for (const row& r : rows) sum += r.id;
+  std::printf("rows:     first ids %d %d %d (sum intact: %s)\n", rows[0].id, rows[1].id, rows[2].id,
+              sum == 499'999'500'000LL ? "yes" : "no");
+  return deck.size() == 52 && sum == 499'999'500'000LL ? 0 : 1;
 }

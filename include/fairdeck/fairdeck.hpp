@@ -16,6 +16,7 @@
 #include "fairdeck/random/pcg64.hpp"
 #include "fairdeck/random/xoshiro256pp.hpp"
 #include "fairdeck/shuffle/algorithm.hpp"
+#include "fairdeck/shuffle/huge.hpp"
 #include "fairdeck/shuffle/physical.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/util/run_control.hpp"
