@@ -162,6 +162,23 @@ TEST(FairCli, DealHoldemHands) {
   EXPECT_NE(text.out.find("River:   "), std::string::npos);
 }
 
+TEST(FairCli, DealHandsRoundTheTable) {
+  temp_dir dir;
+  const auto file = known_seed_file(dir).string();
+  const auto r = run_cli("fair deal --json --server-seed-file " + file + " --client-seed alice --nonce 0 --hands 4 --cards 13");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(join_cards(j["cards"]), deck1);  // the dealt deck is the spec's, unchanged
+  ASSERT_EQ(j["hands"].size(), 4u);
+  EXPECT_EQ(j["cards_per_hand"], 13);
+  for (unsigned h = 0; h < 4; ++h)
+    for (unsigned c = 0; c < 13; ++c) EXPECT_EQ(j["hands"][h][c], j["cards"][4 * c + h]) << h << " " << c;
+  const auto text = run_cli("fair deal --server-seed-file " + file + " --client-seed alice --nonce 0 --hands 2 --cards 5");
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("Hand  1: Ah 9c As 5c 3c\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Hand  2: 9s 7s Tc 9h 6h\n"), std::string::npos) << text.out;
+}
+
 TEST(FairCli, DealWarnsAboutAReadableSeedFile) {
   temp_dir dir;
   const auto file = known_seed_file(dir);
@@ -255,6 +272,9 @@ TEST(FairCli, BadInputIsAOneLineUsageError) {
       {deal + " --client-seed a --nonce 1 --game holdem", "needs --players"},
       {deal + " --client-seed a --nonce 1 --game holdem --players 23", "--players must be 2..22"},
       {deal + " --client-seed a --nonce 1 --game bridge", "unknown --game 'bridge'"},
+      {deal + " --client-seed a --nonce 1 --hands 4", "--hands H and --cards C go together"},
+      {deal + " --client-seed a --nonce 1 --hands 5 --cards 11", "this deal needs 55 cards but the deck has 52"},
+      {deal + " --client-seed a --nonce 1 --game holdem --players 2 --hands 2 --cards 2", "takes --players, not --hands"},
       {deal + " --client-seed a --nonce 1 --decks 0", "--decks must be at least 1"},
       {deal + " --nonce 1", "--client-seed is required"},
       {"fair", "fair"},

@@ -26,17 +26,11 @@ struct deal_options {
 int run_deal(const deal_options& o) {
   const deck_spec spec = o.deck.spec();
   const shuffle_spec algo = o.algorithm.spec();
-  const bool holdem = o.game == "holdem";
-  if (!o.game.empty() && !holdem) throw usage_error(fmt::format("unknown game '{}' (supported: holdem)", o.game));
-  if (holdem && (o.hands || o.cards)) throw usage_error("deal holdem takes --players, not --hands/--cards");
-  if (!holdem && o.players) throw usage_error("--players applies to 'deal holdem'; use --hands H --cards C otherwise");
-  if (holdem && !o.players) throw usage_error("deal holdem needs --players P (2..22)");
-  if (!holdem && (!o.hands || !o.cards)) throw usage_error("deal needs 'holdem --players P' or --hands H --cards C");
-  if (holdem && (o.players < holdem_min_players || o.players > holdem_max_players))
-    throw usage_error(fmt::format("--players must be {}..{}, got {}", holdem_min_players, holdem_max_players, o.players));
-  const std::size_t need = holdem ? holdem_layout{o.players}.cards_used() : std::size_t{o.hands} * o.cards;
-  if (need > spec.size())
-    throw usage_error(fmt::format("this deal needs {} cards but the deck has {}", need, spec.size()));
+  const game_request game{o.game == "holdem", o.players, o.hands, o.cards};
+  if (!o.game.empty() && !game.holdem) throw usage_error(fmt::format("unknown game '{}' (supported: holdem)", o.game));
+  if (!game.holdem && o.players) throw usage_error("--players applies to 'deal holdem'; use --hands H --cards C otherwise");
+  if (!game.any()) throw usage_error("deal needs 'holdem --players P' or --hands H --cards C");
+  check_game(game, spec);
 
   const engine_spec eng = o.engine.resolve();
   auto deck = make_deck(spec);
@@ -44,29 +38,14 @@ int run_deal(const deal_options& o) {
   if (!algo.fair())
     fmt::print(stderr, "fairdeck: warning: algorithm {} is biased; use it only to study bias\n", algo.name());
   const format_options fo{o.unicode};
-
-  nlohmann::json j{{"decks", spec.decks}, {"jokers", spec.jokers}, {"algorithm", algo.name()},
-                   {"engine", engine_json(eng)}};
-  if (holdem) {
-    const auto d = deal_holdem(deck, o.players);
-    if (o.json) {
-      j.update({{"game", "holdem"}, {"players", o.players}});
-      j.update(holdem_json(d, spec, fo));
-      print_json(j);
-      return 0;
-    }
-    print_holdem(d, spec, fo);
-    return 0;
-  }
-  const auto hands = deal_hands(deck, o.hands, o.cards);
   if (o.json) {
-    nlohmann::json hs = nlohmann::json::array();
-    for (const auto& h : hands) hs.push_back(cards_json(h, spec, fo));
-    j.update({{"hands", hs}, {"cards_per_hand", o.cards}});
+    nlohmann::json j{{"decks", spec.decks}, {"jokers", spec.jokers}, {"algorithm", algo.name()},
+                     {"engine", engine_json(eng)}};
+    add_game_json(j, game, deck, spec, fo);
     print_json(j);
     return 0;
   }
-  for (std::size_t h = 0; h < hands.size(); ++h) fmt::print("Hand {:>2}: {}\n", h + 1, format_cards(hands[h], spec, fo));
+  print_game(game, deck, spec, fo);
   return 0;
 }
 

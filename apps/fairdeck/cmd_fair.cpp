@@ -27,6 +27,8 @@ struct fair_options {
   std::string nonce;
   std::string deck_text;
   std::string game;
+  unsigned hands = 0;
+  unsigned cards = 0;
   unsigned players = 0;
   deck_options deck;
   bool unicode = false;
@@ -66,12 +68,10 @@ int run_commit(const fair_options& o) {
 
 int run_deal(const fair_options& o) {
   const deck_spec spec = o.deck.spec();
-  const bool holdem = o.game == "holdem";
-  if (!o.game.empty() && !holdem) throw usage_error(fmt::format("unknown --game '{}' (supported: holdem)", o.game));
-  if (holdem && !o.players) throw usage_error("--game holdem needs --players P (2..22)");
-  if (!holdem && o.players) throw usage_error("--players needs --game holdem");
-  if (holdem && (o.players < holdem_min_players || o.players > holdem_max_players))
-    throw usage_error(fmt::format("--players must be {}..{}, got {}", holdem_min_players, holdem_max_players, o.players));
+  const game_request game{o.game == "holdem", o.players, o.hands, o.cards};
+  if (!o.game.empty() && !game.holdem) throw usage_error(fmt::format("unknown --game '{}' (supported: holdem)", o.game));
+  if (!game.holdem && o.players) throw usage_error("--players needs --game holdem");
+  check_game(game, spec);
   const std::uint64_t nonce = fair::parse_nonce(o.nonce);
   fair::validate_client_seed(o.client_seed);
   const auto seed = load_seed(o.seed_file);
@@ -84,18 +84,13 @@ int run_deal(const fair_options& o) {
     nlohmann::json j{{"commitment", commitment}, {"client_seed", o.client_seed}, {"nonce", std::to_string(nonce)},
                      {"decks", spec.decks},      {"jokers", spec.jokers},         {"n", deck.size()},
                      {"cards", cards_json(deck, spec, fo)}};
-    if (holdem) {
-      j.update({{"game", "holdem"}, {"players", o.players}});
-      j.update(holdem_json(deal_holdem(deck, o.players), spec, fo));
-    }
+    add_game_json(j, game, deck, spec, fo);
     print_json(j);
     return 0;
   }
   fmt::print("Commitment:  {}\nClient seed: {}\nNonce:       {}\nDeck:        {}\n", commitment, o.client_seed, nonce,
              format_cards(deck, spec, fo));
-  if (holdem) {
-    print_holdem(deal_holdem(deck, o.players), spec, fo);
-  }
+  print_game(game, deck, spec, fo);
   return 0;
 }
 
@@ -163,6 +158,8 @@ void setup(CLI::App& app, int& exit_code) {
   add_deal_inputs(*deal, *o);
   deal->add_option("--game", o->game, "Also deal a game: holdem");
   deal->add_option("--players", o->players, "Hold'em players (2..22)");
+  deal->add_option("--hands", o->hands, "Or deal H hands round the table (with --cards)");
+  deal->add_option("--cards", o->cards, "Cards per hand (with --hands)");
   deal->add_flag("--unicode", o->unicode, "Print suits as \u2663\u2666\u2665\u2660");
   deal->add_flag("--json", o->json, "Machine-readable output (docs/cli-fair.md)");
   deal->callback([o, &exit_code] { exit_code = run_deal(*o); });
