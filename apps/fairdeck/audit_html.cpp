@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "audit_report.hpp"
+#include "fairdeck/shuffle/mixing.hpp"
 
 namespace fairdeck::cli {
 namespace {
@@ -126,6 +127,50 @@ std::string bars(const stats::audit_result& r, const std::string& title, auto la
   return svg;
 }
 
+// Rising sequences per deal: observed share of deals (bars) against the exact law of a uniform
+// shuffle (black ticks, A(n, r-1) / n!), over the r where either is visible. Riffled decks
+// keep far fewer rising sequences: their bars sit left of the ticks.
+std::string rising_chart(const stats::audit_result& r) {
+  const std::size_t n = r.counts.n;
+  if (r.counts.trials == 0 || r.counts.rising.size() != n || n < 2) return {};
+  const auto law = uniform_rising_sequence_distribution(n);
+  const double t = static_cast<double>(r.counts.trials);
+  std::size_t lo = n, hi = 0;
+  double top = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double obs = static_cast<double>(r.counts.rising[i]) / t;
+    if (obs > 0 || law[i] >= 1e-4) {
+      lo = std::min(lo, i);
+      hi = std::max(hi, i);
+      top = std::max({top, obs, law[i]});
+    }
+  }
+  if (lo > hi || top <= 0) return {};
+  const std::size_t bins = hi - lo + 1;
+  const double w = 416, h = 120, bw = w / static_cast<double>(bins), base = 16 + h;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">\n"
+      "<text x=\"0\" y=\"11\" class=\"axis\">rising sequences per deal: share of deals (bars), uniform law (ticks)</text>\n",
+      w + 2, h + 40);
+  const std::size_t label_every = std::max<std::size_t>(1, (bins + 9) / 10);
+  for (std::size_t b = 0; b < bins; ++b) {
+    const std::size_t i = lo + b;
+    const double obs = static_cast<double>(r.counts.rising[i]) / t, x = static_cast<double>(b) * bw;
+    const double bar = obs / top * h, tick = base - law[i] / top * h;
+    svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"#92c5de\">"
+                       "<title>r = {}: {:.4f} of deals (uniform: {:.4f})</title></rect>",
+                       x + 0.5, base - bar, std::max(bw - 1, 0.5), bar, i + 1, obs, law[i]);
+    svg += fmt::format("<line x1=\"{:.2f}\" x2=\"{:.2f}\" y1=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#111\" stroke-width=\"2\"/>",
+                       x, x + bw, tick, tick);
+    if (b % label_every == 0)
+      svg += fmt::format("<text x=\"{:.2f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>", x + bw / 2,
+                         base + 16, i + 1);
+    svg += '\n';
+  }
+  svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n</svg>\n", w, base, base);
+  return svg;
+}
+
 std::string test_table(const stats::audit_result& r) {
   std::string s = "<table class=\"tests\"><tr><th>test</th><th>what it checks</th><th>statistic</th><th>df</th>"
                   "<th>p-value</th><th>result</th></tr>\n";
@@ -177,6 +222,7 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
     out << bars(r, "first card", [&](card_t c) { return format_card(c, r.deck); });
     out << bars(r, "first suit", [&](card_t c) { return suit_label(c, r.deck); });
     out << bars(r, "first rank", [&](card_t c) { return rank_label(c, r.deck); });
+    out << rising_chart(r);
     out << "</figure></div>\n" << test_table(r);
   }
   out << "<p><small>Heat map: row = position from the top, column = card in factory order; white = exactly 1/n of "
