@@ -144,12 +144,13 @@ TEST(SpeedCli, ShuffleFileBadInputIsOneLineError) {
 }
 
 TEST(SpeedCli, BenchJsonSchemaOnATinyRun) {
-  const auto r = run_cli("bench --quick --json --repetitions 1 --huge-size 100000");
+  const auto r = run_cli("bench --quick --json --repetitions 1 --huge-size 100000 --huge-type uint64");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["quick"], true);
   EXPECT_EQ(j["repetitions"], 1);
   EXPECT_EQ(j["huge_size"], 100000);
+  EXPECT_EQ(j["huge_type"], "uint64");
   EXPECT_EQ(j["statistic"], "median");
   ASSERT_TRUE(j["all_goals_met"].is_boolean());
   std::vector<std::string> ids;
@@ -172,7 +173,7 @@ TEST(SpeedCli, BenchJsonSchemaOnATinyRun) {
 
 TEST(SpeedCli, BenchRejectsBadOptions) {
   for (const std::string args : {"bench --repetitions 0", "bench --huge-size 1", "bench --no-huge --huge-size 1000",
-                                 "bench --threads 0", "bench --frobnicate"}) {
+                                 "bench --threads 0", "bench --huge-type int8", "bench --frobnicate"}) {
     const auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_TRUE(one_line(r.err)) << args << ": " << r.err;

@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <numeric>
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -32,6 +35,7 @@ struct bench_options {
   bool quick = false;
   unsigned repetitions = 0;     // 0: 7 (quick: 3)
   std::uint64_t huge_size = 0;  // 0: 10^8 (quick: 10^7)
+  std::string huge_type = "uint32";
   unsigned threads = 2;
   bool no_huge = false;
 };
@@ -155,10 +159,16 @@ bench_section deal7_section() {
   return s;
 }
 
-bench_section huge_section(std::uint64_t n, unsigned threads) {
-  bench_section s{"huge", fmt::format("huge array: {} x uint32", n), {}, false};
-  auto data = std::make_shared<std::vector<std::uint32_t>>(n);
-  std::iota(data->begin(), data->end(), 0u);
+template <class T>
+bench_section huge_section(std::uint64_t n, unsigned threads, std::string_view type_name) {
+  bench_section s{"huge", fmt::format("huge array: {} x {}", n, type_name), {}, false};
+  std::shared_ptr<std::vector<T>> data;
+  try {
+    data = std::make_shared<std::vector<T>>(n);
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(fmt::format("cannot allocate {} bytes for the huge array", n * sizeof(T)));
+  }
+  std::iota(data->begin(), data->end(), T{0});
   auto mt = std::make_shared<std::mt19937_64>(20240601);
   s.rows.push_back({"std::shuffle + std::mt19937_64", "std::mt19937_64", [data, mt](std::uint64_t) {
                       std::shuffle(data->begin(), data->end(), *mt);
@@ -227,7 +237,9 @@ int run_bench(const bench_options& o) {
   sections.push_back(shuffle52_section());
   sections.push_back(deal7_section());
   sections.push_back(engines_section());
-  if (!o.no_huge) sections.push_back(huge_section(huge_n, o.threads));
+  if (!o.no_huge)
+    sections.push_back(o.huge_type == "uint64" ? huge_section<std::uint64_t>(huge_n, o.threads, o.huge_type)
+                                               : huge_section<std::uint32_t>(huge_n, o.threads, o.huge_type));
 
   progress_bar bar("benchmarking");
   const run_control rc = bar.control();
@@ -274,6 +286,7 @@ int run_bench(const bench_options& o) {
                 {"quick", o.quick},
                 {"repetitions", reps},
                 {"huge_size", o.no_huge ? nlohmann::json(nullptr) : nlohmann::json(huge_n)},
+                {"huge_type", o.huge_type},
                 {"statistic", "median"},
                 {"sections", jsections},
                 {"all_goals_met", all_met}});
@@ -307,6 +320,8 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--repetitions", o->repetitions, "Samples per row (default 7, --quick 3)")->check(CLI::Range(1u, 1000u));
   cmd->add_option("--huge-size", o->huge_size, "Elements in the huge-array rows (default 10^8, --quick 10^7)")
       ->check(CLI::Range(std::uint64_t{2}, std::uint64_t{4'000'000'000}));
+  cmd->add_option("--huge-type", o->huge_type, "Element type of the huge array: uint32 (default) or uint64")
+      ->check(CLI::IsMember({"uint32", "uint64"}));
   cmd->add_option("--threads", o->threads, "Threads for the multi-threaded huge rows (default 2)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-huge", o->no_huge, "Skip the huge-array rows");
   cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
