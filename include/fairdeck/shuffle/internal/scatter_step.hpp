@@ -1,6 +1,6 @@
 // The two steps of one level of the in-place scatter shuffle (see fairdeck/shuffle/huge.hpp):
 // rough_scatter (label and place elements until a region fills) and settle (label the rest,
-// move everything into its final bucket range). Machinery of src/shuffle/huge.cpp, exposed
+// move everything into its final bucket range). Machinery of huge_shuffle (huge_driver.hpp), exposed
 // for the exhaustive tests (tests/scatter_step_test.cpp); not a stable API.
 #pragma once
 
