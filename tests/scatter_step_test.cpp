@@ -41,10 +41,8 @@ level_result run_level(std::uint32_t n, unsigned bits, unsigned lanes, std::uint
   scatter::regions r(n, bits, lanes);
   unsigned shift = 0;
   for (unsigned l = 0; l < lanes; ++l) {
-    std::uint64_t elements = 0;
-    for (std::uint64_t j = 0; j < r.k; ++j) elements += r.hi[r.at(j, l)] - r.lo[r.at(j, l)];
     one_word_engine e{rough_bits >> shift};
-    shift += static_cast<unsigned>(elements) * bits;
+    shift += static_cast<unsigned>(r.lane_elements(l)) * bits;
     scatter::rough_scatter(out.data.data(), r.front.data() + l * r.k, r.hi.data() + l * r.k, bits, e);
   }
   one_word_engine e{settle_word};

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <span>
 #include <stdexcept>
+
+#include "fairdeck/random/os_entropy.hpp"
 
 namespace fairdeck {
 namespace huge_detail {
@@ -13,22 +16,12 @@ engine_spec keyed_once(const engine_spec& spec) {
   if (spec.id != engine_id::secure) return spec;
   engine_spec out;
   out.id = engine_id::chacha20;
-  secure_engine e;
-  chacha_key key{};
-  for (std::size_t w = 0; w < 4; ++w) {
-    std::uint64_t v = e();
-    for (std::size_t b = 0; b < 8; ++b) key[8 * w + b] = static_cast<std::uint8_t>(v >> (8 * b));
-    v = 0;
-  }
-  out.key = key;
-  detail::secure_wipe(key.data(), key.size());
+  out.key.emplace();
+  os_entropy(std::as_writable_bytes(std::span(*out.key)));  // throws if the OS has no entropy
   return out;
 }
 
-// Buckets of a node of n elements: none (Fisher–Yates directly) while it fits 4 target buckets
-// (4 MiB: measured faster than another level for 2-4 MiB nodes), else enough to reach the
-// target size, at least 16 (a rough scatter into few buckets stalls on its write fronts:
-// a 3 MB node took 1.6x longer split 4 ways than shuffled directly) and at most 256.
+// (declared with its rationale in huge_driver.hpp)
 unsigned bucket_bits_for(std::uint64_t n, std::size_t element_bytes, std::uint64_t bucket_bytes) noexcept {
   const std::uint64_t bytes = n * element_bytes;
   if (n < 4 || (bytes + 3) / 4 <= bucket_bytes) return 0;  // (no overflow for any bucket_bytes)

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <thread>
@@ -52,18 +54,27 @@ struct progress_state {
 // Runs f(i) for i in [0, count) on `threads` threads (the caller is one of them and the
 // only one reporting progress). f returns the work units it did. Items are independent,
 // so which thread runs which item never shows in the result. Returns false if stopped
-// before every item ran.
+// before every item ran; the first exception an item throws (bad_alloc in a settle step) is
+// rethrown after every thread has stopped.
 template <class F>
 bool parallel_for(std::uint64_t count, unsigned threads, progress_state& ps, F&& f) {
   std::atomic<std::uint64_t> next{0}, finished{0};
+  std::exception_ptr error;
+  std::mutex error_mu;
   auto work = [&](bool report) {
-    for (;;) {
-      if (ps.control.stopped()) return;
-      const std::uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= count) return;
-      ps.done.fetch_add(f(i), std::memory_order_relaxed);
-      finished.fetch_add(1, std::memory_order_relaxed);
-      if (report) ps.control.progress(ps.done.load(std::memory_order_relaxed), ps.total);
+    try {
+      for (;;) {
+        if (ps.control.stopped()) return;
+        const std::uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
+        if (i >= count) return;
+        ps.done.fetch_add(f(i), std::memory_order_relaxed);
+        finished.fetch_add(1, std::memory_order_relaxed);
+        if (report) ps.control.progress(ps.done.load(std::memory_order_relaxed), ps.total);
+      }
+    } catch (...) {
+      const std::lock_guard lock(error_mu);
+      if (!error) error = std::current_exception();
+      next.store(count);
     }
   };
   {
@@ -72,6 +83,7 @@ bool parallel_for(std::uint64_t count, unsigned threads, progress_state& ps, F&&
     for (std::uint64_t t = 0; t < helpers; ++t) pool.emplace_back([&] { work(false); });
     work(true);
   }  // joins
+  if (error) std::rethrow_exception(error);
   return finished.load() == count;
 }
 
@@ -101,7 +113,7 @@ class scatter_shuffler {
 
   void rough_lane(T* d, scatter::regions& r, unsigned bits, unsigned lane, unsigned depth, std::uint64_t offset) const {
     visit_engine(spec_, stream_id(depth, lane, offset), [&](auto& e) {
-      scatter::rough_scatter(d, r.front.data() + lane * r.k, r.hi.data() + lane * r.k, bits, e);
+      scatter::rough_scatter(d, r.front.data() + r.at(0, lane), r.hi.data() + r.at(0, lane), bits, e);
     });
   }
 
@@ -146,9 +158,7 @@ bool shuffle(std::span<T> data, const engine_spec& user_spec, const huge_shuffle
   // 1. Rough scatter, one task per lane (a stopped run leaves a permutation: lanes only swap).
   if (!parallel_for(plan.lanes, threads, ps, [&](std::uint64_t lane) {
         shuffler.rough_lane(d, r, plan.bucket_bits, static_cast<unsigned>(lane), 0, 0);
-        std::uint64_t len = 0;
-        for (std::uint64_t j = 0; j < r.k; ++j) len += r.hi[r.at(j, static_cast<unsigned>(lane))] - r.lo[r.at(j, static_cast<unsigned>(lane))];
-        return len;
+        return r.lane_elements(static_cast<unsigned>(lane));
       }))
     return false;
   // 2. Settle (short: a few percent of the elements).

@@ -123,6 +123,11 @@ struct regions {
     }
   }
   [[nodiscard]] std::uint64_t at(std::uint64_t j, unsigned l) const noexcept { return l * k + j; }
+  [[nodiscard]] std::uint64_t lane_elements(unsigned l) const noexcept {
+    std::uint64_t total = 0;
+    for (std::uint64_t j = 0; j < k; ++j) total += hi[at(j, l)] - lo[at(j, l)];
+    return total;
+  }
 };
 
 struct settle_report {
