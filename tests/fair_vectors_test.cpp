@@ -6,6 +6,8 @@
 
 #include <deque>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "fairdeck/security/provably_fair.hpp"
 
@@ -130,4 +132,31 @@ TEST(FairVectors, LargestShoeRejectsOneWord) {
     EXPECT_EQ(words.used - before, i == 14140 ? 2u : 1u) << "position " << i;
   }
   EXPECT_EQ(words.used, 53000u);
+}
+
+TEST(FairVectors, SeveralSeatsCombineIntoOneClientSeed) {
+  using seeds = std::vector<std::string>;
+  EXPECT_EQ(combine_client_seeds(seeds{"alice"}), "alice");
+  EXPECT_EQ(combine_client_seeds(seeds{"alice", "bob"}),
+            "a5195abbbba1c6f6166a75a4e5422ccda605c740adeca49baf969ab2f0f039a5");
+  EXPECT_EQ(combine_client_seeds(seeds{"bob", "alice"}),
+            "5f1890de9535022281728a89db4fe741eeb2be37c03bd62f32c481478120fa61");
+  EXPECT_EQ(combine_client_seeds(seeds{"Bob \u2660", "a:b,c", "x"}),
+            "7bda884d4c99b305e1f1ec847b7a171dfabed0d9cee195173b32bd499f4c5f76");
+  // Length prefixes keep the encoding injective.
+  EXPECT_EQ(combine_client_seeds(seeds{"ab", "c"}), "b7f1bcaf5d1c3c4f297286a9500f20933239f1aacf49a7723acbf33f9a3e2aff");
+  EXPECT_EQ(combine_client_seeds(seeds{"a", "bc"}), "633514c1f1647175753c501715581c0c119f263b764bd6914d6bb0ec315dcc2e");
+  const auto deck = deal_deck(server_seed::from_hex(seed1_hex), combine_client_seeds(seeds{"alice", "bob"}), 0, {});
+  EXPECT_EQ(format_cards(deck, {}).substr(0, 29), "4s Jd 7d Ts Kh 6d 9c Kd 8s Qc");
+}
+
+TEST(FairVectors, SeatSeedsAreValidatedAndNamed) {
+  using seeds = std::vector<std::string>;
+  EXPECT_THROW((void)combine_client_seeds(seeds{}), fair_input_error);
+  try {
+    (void)combine_client_seeds(seeds{"alice", "bad\nseed"});
+    FAIL() << "a control character in seat 2 must be refused";
+  } catch (const fair_input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("seat 2"), std::string::npos) << e.what();
+  }
 }

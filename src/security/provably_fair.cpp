@@ -53,6 +53,24 @@ std::string commitment(const server_seed& seed) {
   return to_hex(h);
 }
 
+std::string combine_client_seeds(std::span<const std::string> seat_seeds) {
+  if (seat_seeds.empty()) throw fair_input_error("no client seed: every seat needs one");
+  for (std::size_t i = 0; i < seat_seeds.size(); ++i) {
+    try {
+      validate_client_seed(seat_seeds[i]);
+    } catch (const fair_input_error& e) {
+      throw fair_input_error(fmt::format("seat {}: {}", i + 1, e.what()));
+    }
+  }
+  if (seat_seeds.size() == 1) return seat_seeds.front();
+  std::string message = "fairdeck-seats-v1:";
+  for (const auto& s : seat_seeds) message += fmt::format("{}:{},", s.size(), s);
+  ensure_sodium();
+  digest h{};
+  crypto_hash_sha256(h.data(), reinterpret_cast<const unsigned char*>(message.data()), message.size());
+  return to_hex(h);
+}
+
 // ---- word stream ----
 
 word_stream::word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce)

@@ -67,6 +67,12 @@ class server_seed {
 // max_client_seed_bytes; hashed byte for byte (no Unicode normalisation).
 inline constexpr std::size_t max_client_seed_bytes = 1024;
 void validate_client_seed(std::string_view client_seed);
+// The hand's client seed from the seats' client seeds, in seat order (docs/provably-fair.md,
+// "Several players"): one seed is used unchanged; N >= 2 give the lowercase hex of
+// SHA-256("fairdeck-seats-v1:" + for each seed: "<byte length>:<seed>,"). Each seat seed is
+// validated as a client seed (fair_input_error names the seat, numbered from 1); an empty
+// list is an error too.
+[[nodiscard]] std::string combine_client_seeds(std::span<const std::string> seat_seeds);
 // A deck as text ("Ah Kd ..." separated by spaces or commas) -> one face per position.
 // Faces, not copies: in a multi-deck shoe "Ah" means any copy of the ace of hearts, and
 // duplicates are allowed so a tampered deck is reported as a mismatch, not a parse error.
