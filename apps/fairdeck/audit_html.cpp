@@ -51,7 +51,7 @@ std::string heat_map(const stats::audit_result& r) {
       "aria-label=\"position by card heat map\">\n",
       side + margin + 8, side + margin + 44);
   svg += fmt::format("<text x=\"{}\" y=\"12\" class=\"axis\">card (canonical order) &#8594;</text>\n", margin);
-  svg += fmt::format("<text x=\"10\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 10 {})\">&#8592; position (top = 1)</text>\n",
+  svg += fmt::format("<text x=\"10\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 10 {})\">&#8592; position (top = 0)</text>\n",
                      margin + side, margin + side);
   svg += fmt::format("<g transform=\"translate({},{})\">\n", margin, margin - 14);
   for (std::size_t bp = 0; bp < cells; ++bp)
@@ -66,7 +66,7 @@ std::string heat_map(const stats::audit_result& r) {
       svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"><title>position {} card {}: "
                          "{:.3f} x expected</title></rect>\n",
                          static_cast<double>(bc) * cell, static_cast<double>(bp) * cell, cell + 0.05, cell + 0.05,
-                         ratio_colour(ratio), bp * block + 1, escape(format_card(r.cards[bc * block], r.deck)), ratio);
+                         ratio_colour(ratio), bp * block, escape(format_card(r.cards[bc * block], r.deck)), ratio);
     }
   svg += fmt::format("<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{0}\" fill=\"none\" stroke=\"#888\"/>\n</g>\n", side);
   // Legend: 0.5x .. 1x .. 2x.

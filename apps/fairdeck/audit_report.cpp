@@ -1,7 +1,12 @@
 #include "audit_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -35,7 +40,84 @@ nlohmann::json first_position_json(const stats::audit_result& r, Label label) {
   return j;
 }
 
+// Width to wrap sentences at: the terminal's, or $COLUMNS; 0 (no wrapping) for pipes/files.
+std::size_t text_width() {
+  if (::isatty(STDOUT_FILENO) == 1) {
+    struct winsize ws {};
+    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+  }
+  if (const char* c = std::getenv("COLUMNS")) {
+    const long w = std::strtol(c, nullptr, 10);
+    if (w >= 40 && w <= 1000) return static_cast<std::size_t>(w);
+  }
+  return 0;
+}
+
+// Greedy word wrap (the words stay whole; a longer word gets its own line).
+std::string wrap(const std::string& text, std::size_t width) {
+  if (width == 0 || text.size() <= width) return text;
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out + line;
+}
+
+std::string who(const stats::audit_result& r) {
+  return r.algorithm == "input" ? fmt::format("the decks from {}", r.engine) : fmt::format("{} with {}", r.algorithm, r.engine);
+}
+
 }  // namespace
+
+std::optional<std::string> expected_verdict(const stats::audit_result& r) {
+  if (!r.algorithm_fair) return std::nullopt;
+  return *r.algorithm_fair ? "fair" : "biased";
+}
+
+bool as_expected(const stats::audit_result& r) {
+  const auto e = expected_verdict(r);
+  if (!e) return !r.decision.biased;  // outside input: hoped fair
+  return (*e == "biased") == r.decision.biased;
+}
+
+bool all_as_expected(const std::vector<stats::audit_result>& results) {
+  return std::all_of(results.begin(), results.end(), [](const stats::audit_result& r) { return as_expected(r); });
+}
+
+std::string bottom_line(const std::vector<stats::audit_result>& results) {
+  if (results.size() == 1 && !results.front().algorithm_fair) {
+    const auto& r = results.front();
+    const std::string w = who(r);
+    if (r.decision.tests_run == 0) return fmt::format("Bottom line: {} could not be tested (too few decks).", w);
+    return r.decision.biased ? fmt::format("Bottom line: {} are BIASED.", w)
+                             : fmt::format("Bottom line: {} look fair.", w);
+  }
+  const std::size_t n = results.size();
+  const std::string pairs = fmt::format("{} pair{}", n, n == 1 ? "" : "s");
+  std::size_t fair = 0, broken = 0;
+  for (const auto& r : results) (r.algorithm_fair && !*r.algorithm_fair ? broken : fair)++;
+  if (all_as_expected(results)) {
+    if (broken == 0) return fmt::format("{}: every fair shuffle passed.", pairs);
+    if (fair == 0) return fmt::format("{}: every broken shuffle was caught.", pairs);
+    return fmt::format("{}: every fair shuffle passed, every broken one was caught.", pairs);
+  }
+  std::vector<std::string> diffs;
+  for (const auto& r : results) {
+    if (as_expected(r)) continue;
+    diffs.push_back(r.decision.biased ? fmt::format("{} was found BIASED (expected fair)", who(r))
+                                      : fmt::format("{} was not caught (known to be biased: audit more deals)", who(r)));
+  }
+  return fmt::format("{}: NOT as expected: {}.", pairs, fmt::join(diffs, "; "));
+}
 
 std::vector<std::string> failed_tests(const stats::audit_result& r) {
   std::vector<std::string> out;
@@ -65,18 +147,20 @@ std::string p_phrase(std::optional<double> p) {
 }
 
 std::string effect_cell(const stats::audit_result& r) {
-  return fmt::format("{} at position {}", format_card(r.cards[r.effect.card], r.deck), r.effect.position + 1);
+  return fmt::format("{} at position {}", format_card(r.cards[r.effect.card], r.deck), r.effect.position);  // 0 = top
 }
 
 std::string plain_verdict(const stats::audit_result& r) {
   const auto& d = r.decision;
-  const std::string who = r.algorithm == "input" ? r.engine : fmt::format("{} with {}", r.algorithm, r.engine);
+  const std::string who = cli::who(r);
+  const bool plural = r.algorithm == "input";  // "the decks from stdin are"
   std::string s;
   if (d.tests_run == 0)
     return fmt::format("{}: no test could run on {} deals; audit more deals.", who, r.counts.trials);
   if (d.biased) {
     const auto& e = r.effect;
-    s = fmt::format("{} is BIASED: the {} test gives {} (threshold {:.2g}).", who, d.worst_test, p_phrase(d.worst_p),
+    s = fmt::format("{} {} BIASED: the {} test gives {} (threshold {:.2g}).", who, plural ? "are" : "is", d.worst_test,
+                    p_phrase(d.worst_p),
                     d.threshold);
     if (const auto failed = failed_tests(r); failed.size() > 1)
       s += fmt::format(" {} of {} tests catch it: {}.", failed.size(), d.tests_run, fmt::join(failed, ", "));
@@ -87,9 +171,9 @@ std::string plain_verdict(const stats::audit_result& r) {
     else
       s += " No single card/position is off by itself: the bias is spread out or sequential.";
   } else {
-    s = fmt::format("{} looks fair: none of {} tests fell below {:.2g} (smallest: {} in {}); no card lands at any "
+    s = fmt::format("{} {} fair: none of {} tests fell below {:.2g} (smallest: {} in {}); no card lands at any "
                     "position more than {} away from 1/{} of the time (95% bound).",
-                    who, d.tests_run, d.threshold, p_phrase(d.worst_p), d.worst_test, percent(r.effect.upper), r.counts.n);
+                    who, plural ? "look" : "looks", d.tests_run, d.threshold, p_phrase(d.worst_p), d.worst_test, percent(r.effect.upper), r.counts.n);
   }
   if (r.algorithm_fair && *r.algorithm_fair == d.biased)
     s += *r.algorithm_fair ? " The algorithm is exact, so suspect the engine."
@@ -104,21 +188,35 @@ void print_audit_table(const std::vector<stats::audit_result>& results, const au
     fmt::print("fairdeck audit: {} cards, {}alpha {:g} per pair (Bonferroni over its tests)\n", r0.counts.n,
                run.seed ? fmt::format("seed {}, ", *run.seed) : std::string(), run.alpha);
   }
-  fmt::print("{:<16} {:<14} {:<7} {:>9}  {:<14} {:>26}  {:>12}\n", "algorithm", "engine", "verdict", "worst p", "(test)",
-             "effect (95% bounds)", "deals");
+  // Columns as wide as their longest entry, so long names never push a row out of line.
+  std::size_t wa = 9, we = 6, wt = 6;
+  for (const auto& r : results) {
+    wa = std::max(wa, r.algorithm.size());
+    we = std::max(we, r.engine.size());
+    wt = std::max(wt, r.decision.worst_test.size());
+  }
+  const bool catalogued = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.algorithm_fair.has_value(); });
+  fmt::print("{:<{}} {:<{}} {:<7} {}{:>9}  {:<{}} {:>26}  {:>12}\n", "algorithm", wa, "engine", we, "verdict",
+             catalogued ? "expected " : "", "worst p", "(test)", wt, "effect (95% bounds)", "deals");
   for (const auto& r : results) {
     const auto& d = r.decision;
     const std::string effect = fmt::format("{} [{}, {}]", percent(r.effect.max_deviation), percent(r.effect.lower),
                                            percent(r.effect.upper));
-    fmt::print("{:<16} {:<14} {:<7} {:>9}  {:<14} {:>26}  {:>12}{}\n", r.algorithm, r.engine,
-               d.tests_run == 0 ? "n/a" : d.biased ? "BIASED" : "fair", format_p(d.worst_p), d.worst_test, effect,
-               r.counts.trials, r.complete ? "" : " (partial)");
+    const std::string expected = catalogued ? fmt::format("{:<8} ", expected_verdict(r).value_or("-")) : "";
+    fmt::print("{:<{}} {:<{}} {:<7} {}{:>9}  {:<{}} {:>26}  {:>12}{}\n", r.algorithm, wa, r.engine, we,
+               d.tests_run == 0 ? "n/a" : d.biased ? "BIASED" : "fair", expected, format_p(d.worst_p), d.worst_test, wt,
+               effect, r.counts.trials, r.complete ? "" : " (partial)");
   }
   fmt::print("\n");
-  for (const auto& r : results) fmt::print("{}\n", plain_verdict(r));
+  const std::size_t width = text_width();
+  for (const auto& r : results) fmt::print("{}\n", wrap(plain_verdict(r), width));
   if (run.interrupted)
     fmt::print("\nInterrupted: {} of {} audits shown, the last with partial counts.\n", results.size(),
                run.pairs_planned);
+  fmt::print("\n{}\n", wrap(bottom_line(results), width));
+  fmt::print("{}\n", wrap(run.html_path.empty() ? "The picture (heat maps, charts, every test): add --html report.html"
+                                                 : fmt::format("The picture (heat maps, charts, every test): {}", run.html_path),
+                          width));
 }
 
 nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const audit_run_info& run) {
@@ -145,6 +243,8 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
         {"requested_trials", r.requested_trials},
         {"complete", r.complete},
         {"verdict", d.biased ? "biased" : "fair"},
+        {"expected_verdict", expected_verdict(r) ? nlohmann::json(*expected_verdict(r)) : nlohmann::json(nullptr)},
+        {"as_expected", as_expected(r)},
         {"alpha", d.alpha},
         {"threshold", d.threshold},
         {"tests_run", d.tests_run},
@@ -187,6 +287,8 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
                    {"alpha", run.alpha},
                    {"complete", !run.interrupted},
                    {"verdict", any_biased ? "biased" : "fair"},
+                   {"as_expected", all_as_expected(results)},
+                   {"bottom_line", bottom_line(results)},
                    {"audits", std::move(audits)}};
   if (run.seed) j["seed"] = *run.seed;
   return j;

@@ -20,7 +20,16 @@ struct audit_run_info {
   std::string source = "simulation";  // or "input"
   std::size_t pairs_planned = 0;
   bool interrupted = false;
+  std::string html_path;  // --html FILE, if any (the text report says where the picture is)
 };
+
+// "fair"/"biased" for catalogued algorithms, nullopt for outside input.
+[[nodiscard]] std::optional<std::string> expected_verdict(const stats::audit_result& r);
+// The verdict is the expected one (outside input: expected fair).
+[[nodiscard]] bool as_expected(const stats::audit_result& r);
+[[nodiscard]] bool all_as_expected(const std::vector<stats::audit_result>& results);
+// One sentence: "11 pairs: every fair shuffle passed, every broken one was caught." or what differed.
+[[nodiscard]] std::string bottom_line(const std::vector<stats::audit_result>& results);
 
 [[nodiscard]] std::string format_p(std::optional<double> p);
 // Category labels for the first-suit/first-rank tallies: "c".."s", "A".."K", or "joker".
@@ -28,7 +37,8 @@ struct audit_run_info {
 [[nodiscard]] std::string rank_label(card_t c, const deck_spec& deck);
 // "p = 0.031" or "p < 1e-300".
 [[nodiscard]] std::string p_phrase(std::optional<double> p);
-// "card 7c at position 3" style description of the effect-size cell.
+// "card 7c at position 3" style description of the effect-size cell; positions count from
+// 0 (the top card), as in `fair verify` and `attack --known`.
 [[nodiscard]] std::string effect_cell(const stats::audit_result& r);
 // Names of the tests whose p-value is below the verdict's Bonferroni threshold, in run order.
 [[nodiscard]] std::vector<std::string> failed_tests(const stats::audit_result& r);

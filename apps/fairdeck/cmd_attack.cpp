@@ -232,7 +232,7 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--flop", o->flop, "The three flop cards");
   cmd->add_option("--turn", o->turn, "The turn card");
   cmd->add_option("--river", o->river, "The river card");
-  cmd->add_option("--threads", o->threads, "Worker threads (0 = one per hardware thread)")->capture_default_str();
+  add_threads_option(*cmd, o->threads, "Worker threads (0 = one per hardware thread)");
   cmd->add_option("--limit", o->limit, "Print at most this many matching seeds (the lowest); all are counted")
       ->capture_default_str();
   cmd->add_flag("--unicode", o->unicode, "Print suits as \u2663\u2666\u2665\u2660");

@@ -232,14 +232,15 @@ int run_bench(const bench_options& o) {
   const std::uint64_t huge_n = o.huge_size ? o.huge_size : (o.quick ? 10'000'000 : 100'000'000);
   const double target_ns = o.quick ? 3e6 : 2e7;  // per sample of the small cases
   if (o.huge_size && o.no_huge) throw usage_error("--huge-size and --no-huge contradict each other");
+  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
 
   std::vector<bench_section> sections;
   sections.push_back(shuffle52_section());
   sections.push_back(deal7_section());
   sections.push_back(engines_section());
   if (!o.no_huge)
-    sections.push_back(o.huge_type == "uint64" ? huge_section<std::uint64_t>(huge_n, o.threads, o.huge_type)
-                                               : huge_section<std::uint32_t>(huge_n, o.threads, o.huge_type));
+    sections.push_back(o.huge_type == "uint64" ? huge_section<std::uint64_t>(huge_n, threads, o.huge_type)
+                                               : huge_section<std::uint32_t>(huge_n, threads, o.huge_type));
 
   progress_bar bar("benchmarking");
   const run_control rc = bar.control();
@@ -252,7 +253,10 @@ int run_bench(const bench_options& o) {
       for (auto& r : s.rows) r.run(1);  // warm-up: page faults, caches
     for (unsigned rep = 0; rep < reps; ++rep)
       for (auto& r : s.rows) {  // round-robin: noise hits baseline and candidates alike
-        if (rc.stopped()) throw std::runtime_error("interrupted; no results");
+        if (rc.stopped()) {  // like every interrupted command: 130 (docs/cli-bench.md)
+          fmt::print(stderr, "fairdeck: interrupted; no results\n");
+          return 130;
+        }
         r.samples.push_back(time_ns(r.run, r.iters) / static_cast<double>(r.iters));
         rc.progress(++done, total);
       }
@@ -322,7 +326,7 @@ void setup(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(std::uint64_t{2}, std::uint64_t{4'000'000'000}));
   cmd->add_option("--huge-type", o->huge_type, "Element type of the huge array: uint32 (default) or uint64")
       ->check(CLI::IsMember({"uint32", "uint64"}));
-  cmd->add_option("--threads", o->threads, "Threads for the multi-threaded huge rows (default 2)")->check(CLI::Range(1u, 1024u));
+  add_threads_option(*cmd, o->threads, "Threads for the multi-threaded huge rows (0: one per hardware thread)");
   cmd->add_flag("--no-huge", o->no_huge, "Skip the huge-array rows");
   cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
 }

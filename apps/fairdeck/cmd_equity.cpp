@@ -17,7 +17,6 @@ namespace {
 
 namespace fp = fairdeck::poker;
 
-constexpr unsigned max_threads = 256;
 
 // Exact runs are chosen automatically up to this many hand evaluations (about a second on
 // two cores); --exact allows up to the hard limit.
@@ -62,7 +61,6 @@ int run_equity(const equity_options& o) {
   if (o.hands.size() < fp::equity_min_players || o.hands.size() > fp::equity_max_players)
     throw usage_error(fmt::format("equity needs {} to {} hands or ranges, got {}", fp::equity_min_players,
                                   fp::equity_max_players, o.hands.size()));
-  if (o.threads > max_threads) throw usage_error(fmt::format("--threads must be 0..{}, got {}", max_threads, o.threads));
   if (o.exact && o.trials_opt->count()) throw usage_error("--exact and --trials exclude each other");
   if (o.trials_opt->count() && o.trials == 0) throw usage_error("--trials must be at least 1");
   fp::equity_input in;
@@ -167,8 +165,7 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--board", o->board, "Known community cards (0-5), e.g. \"7c 8d 9h\"");
   cmd->add_option("--dead", o->dead, "Cards known to be out of play");
   o->trials_opt = cmd->add_option("--trials", o->trials, "Monte Carlo deals (forces Monte Carlo)")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Worker threads (0 = one per core); results do not depend on it")
-      ->capture_default_str();
+  add_threads_option(*cmd, o->threads, "Worker threads (0 = one per core); results do not depend on it");
   cmd->add_flag("--exact", o->exact, "Enumerate every deal even if slow");
   add_engine_options(*cmd, o->engine);
   cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-equity.md)");

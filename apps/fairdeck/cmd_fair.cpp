@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 #include "options.hpp"
+#include "std_streams.hpp"
 
 namespace fairdeck::cli {
 namespace {
@@ -46,18 +48,26 @@ fair::server_seed load_seed(const std::string& path) {
 }
 
 
-int run_commit(const fair_options& o) {
+int run_commit(const fair_options& o, bool out_given) {
   if (o.out == "-") throw usage_error("--out - would print the secret seed: give a file name");
+  if (out_given && o.out.empty()) throw usage_error("--out is empty: give a file name (or leave --out out)");
   const auto seed = fair::server_seed::generate();
   const std::string commitment = fair::commitment(seed);
   // No --out: a fresh file named after the commitment, so it never collides and is easy
   // to find when the time comes to reveal.
   const std::string path = o.out.empty() ? fmt::format("fairdeck-seed-{}.txt", commitment.substr(0, 16)) : o.out;
   fair::save_seed_file(path, seed);
-  if (o.json) {
-    print_json({{"commitment", commitment}, {"server_seed_file", path}});
-  } else {
-    fmt::print("{}\n", commitment);
+  try {  // a seed whose commitment was never seen is useless: nothing half-done
+    if (o.json) {
+      print_json({{"commitment", commitment}, {"server_seed_file", path}});
+    } else {
+      fmt::print("{}\n", commitment);
+    }
+    flush_standard_output();
+  } catch (...) {
+    ::unlink(path.c_str());
+    fmt::print(stderr, "fairdeck: the commitment could not be printed, so {} was removed\n", path);
+    throw;
   }
   fmt::print(stderr,
              "fairdeck: server seed saved to {} (mode 0600). Publish the commitment now; keep the seed secret until "
@@ -151,7 +161,7 @@ void setup(CLI::App& app, int& exit_code) {
   commit->add_option("--out", o->out,
                      "Seed file to create (mode 0600, never overwritten; default fairdeck-seed-<commitment prefix>.txt)");
   commit->add_flag("--json", o->json, "Machine-readable output (docs/cli-fair.md)");
-  commit->callback([o, &exit_code] { exit_code = run_commit(*o); });
+  commit->callback([o, commit, &exit_code] { exit_code = run_commit(*o, commit->get_option("--out")->count() > 0); });
 
   auto* deal = fair->add_subcommand("deal", "Deal the deck for a server seed, client seed and nonce");
   add_seed_file_option(*deal, *o);

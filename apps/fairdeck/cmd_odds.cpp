@@ -16,7 +16,6 @@ namespace {
 
 namespace fp = fairdeck::poker;
 
-constexpr unsigned max_threads = 256;
 
 struct odds_options {
   engine_options engine;
@@ -32,7 +31,6 @@ struct odds_options {
 constexpr fp::hand_category by_rank_desc(unsigned i) { return static_cast<fp::hand_category>(fp::category_count - 1 - i); }
 
 int run_odds(const odds_options& o) {
-  if (o.threads > max_threads) throw usage_error(fmt::format("--threads must be 0..{}, got {}", max_threads, o.threads));
   if (o.cards < 5 || o.cards > 7) throw usage_error(fmt::format("--cards must be 5, 6 or 7, got {}", o.cards));
   if (o.exact && (o.trials_opt->count() || o.engine.engine_opt->count() || o.engine.seed_opt->count() ||
                   (o.engine.key_opt && o.engine.key_opt->count())))
@@ -110,8 +108,7 @@ void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("odds", "Probability of each poker category among K-card draws (Monte Carlo or exact)");
   cmd->add_option("--cards", o->cards, "Cards per hand: 5, 6 or 7 (best five count)")->capture_default_str();
   o->trials_opt = cmd->add_option("--trials", o->trials, "Monte Carlo hands to deal")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Worker threads (0 = one per core); results do not depend on it")
-      ->capture_default_str();
+  add_threads_option(*cmd, o->threads, "Worker threads (0 = one per core); results do not depend on it");
   cmd->add_flag("--exact", o->exact, "Enumerate every hand instead of sampling");
   add_engine_options(*cmd, o->engine);
   cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-odds.md)");

@@ -3,7 +3,6 @@
 // the first K under a threshold, and an SVG of the cut-off curve. docs/cli-riffle.md.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -14,6 +13,7 @@
 
 #include "command.hpp"
 #include "fairdeck/shuffle/mixing.hpp"
+#include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 
@@ -126,6 +126,9 @@ int run_riffle(const riffle_options& o, CLI::App& cmd) {
   if (o.trials && n > riffle_detectability_max_cards)
     throw usage_error(fmt::format("--trials needs at most {} cards (n = {})", riffle_detectability_max_cards, n));
 
+  // --svg FILE is checked (temporary file created) before the computation.
+  std::optional<safe_output> svg;
+  if (cmd.get_option("--svg")->count()) svg.emplace(o.svg);
   std::vector<riffle_distance> rows;
   std::vector<riffle_detectability> seen;
   bool stopped = false;
@@ -140,10 +143,9 @@ int run_riffle(const riffle_options& o, CLI::App& cmd) {
   const auto tv_cut = first_below(rows, o.threshold, [](const riffle_distance& r) { return r.total_variation; });
   const auto sep_cut = first_below(rows, o.threshold, [](const riffle_distance& r) { return r.separation; });
 
-  if (!o.svg.empty()) {
-    std::ofstream out(o.svg, std::ios::binary);
-    if (out) out << cutoff_svg(n, rows, o.threshold, tv_cut);
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write SVG file '{}'", o.svg));
+  if (svg) {
+    svg->write(cutoff_svg(n, rows, o.threshold, tv_cut));
+    svg->commit();
   }
 
   if (o.json) {

@@ -23,6 +23,7 @@
 
 #include "command.hpp"
 #include "fairdeck/shuffle/huge.hpp"
+#include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 
@@ -38,6 +39,7 @@ struct shuffle_file_options {
   bool json = false;
   engine_options engine;
   CLI::Option* records_opt = nullptr;
+  CLI::Option* output_opt = nullptr;
 };
 
 class interrupted_error : public std::runtime_error {
@@ -93,69 +95,6 @@ class input_file {
   std::vector<char> owned_;
 };
 
-// Buffered output to stdout or to a temporary file renamed over OUT only on success, so
-// an interrupted or failed run never leaves a truncated OUT behind.
-class output_file {
- public:
-  explicit output_file(const std::string& path) : path_(path) {
-    if (path.empty() || path == "-") {
-      f_ = stdout;
-    } else {
-      tmp_ = path + ".fairdeck-partial";
-      f_ = std::fopen(tmp_.c_str(), "wb");
-      if (!f_) throw usage_error(fmt::format("cannot write '{}': {}", tmp_, std::strerror(errno)));
-    }
-    buf_.reserve(1 << 20);
-  }
-  ~output_file() {
-    if (f_ && f_ != stdout) {
-      std::fclose(f_);
-      std::remove(tmp_.c_str());  // not committed: drop the partial file
-    }
-  }
-  output_file(const output_file&) = delete;
-  output_file& operator=(const output_file&) = delete;
-
-  void write(const char* p, std::size_t n) {
-    if (buf_.size() + n > buf_.capacity()) flush();
-    if (n >= buf_.capacity()) {
-      put(p, n);
-      return;
-    }
-    buf_.insert(buf_.end(), p, p + n);
-  }
-  void commit() {
-    flush();
-    if (std::fflush(f_) != 0) fail();
-    if (f_ == stdout) return;
-    if (std::fclose(f_) != 0) {
-      f_ = nullptr;
-      std::remove(tmp_.c_str());
-      throw std::runtime_error(fmt::format("cannot write '{}': {}", path_, std::strerror(errno)));
-    }
-    f_ = nullptr;
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      std::remove(tmp_.c_str());
-      throw std::runtime_error(fmt::format("cannot create '{}': {}", path_, std::strerror(errno)));
-    }
-  }
-
- private:
-  void flush() {
-    put(buf_.data(), buf_.size());
-    buf_.clear();
-  }
-  void put(const char* p, std::size_t n) {
-    if (n && std::fwrite(p, 1, n, f_) != n) fail();
-  }
-  [[noreturn]] void fail() {
-    throw std::runtime_error(fmt::format("cannot write '{}': {}", f_ == stdout ? "standard output" : path_, std::strerror(errno)));
-  }
-  std::string path_, tmp_;
-  std::FILE* f_ = nullptr;
-  std::vector<char> buf_;
-};
-
 // Shuffled order of m items: a uniformly random permutation of 0..m-1 (32-bit while it
 // fits), shuffled in place by random_permutation.
 template <class Index>
@@ -172,7 +111,7 @@ std::unique_ptr<Index[]> shuffled_order(std::uint64_t m, const engine_spec& spec
 
 // Writes item order[k] for k = 0..m-1; item(i) -> (pointer, length, append a newline).
 template <class Index, class Item>
-void write_in_order(std::span<const Index> order, output_file& out, Item item) {
+void write_in_order(std::span<const Index> order, safe_output& out, Item item) {
   progress_bar bar("writing");
   const run_control rc = bar.control();
   const std::uint64_t m = order.size();
@@ -189,11 +128,15 @@ void write_in_order(std::span<const Index> order, output_file& out, Item item) {
 
 int run_shuffle_file(const shuffle_file_options& o) {
   if (o.records_opt->count() && o.record_size == 0) throw usage_error("--records needs a record size of at least 1 byte");
-  if (o.json && (o.output.empty() || o.output == "-"))
+  if (o.json && (!o.output_opt->count() || o.output == "-"))
     throw usage_error("--json prints a summary on standard output, so it needs -o OUT for the shuffled data");
   const engine_spec spec = o.engine.resolve();
   install_interrupt_handler();
   const auto start = std::chrono::steady_clock::now();
+  // Checked (and, for a file, its temporary created) before the input is read: a typo in -o
+  // costs nothing, and OUT may not be IN. Without -o: standard output.
+  const std::string inputs[] = {o.input};
+  safe_output out(o.output_opt->count() ? o.output : "-", inputs);
   const input_file in(o.input);
   const std::uint64_t size = in.size();
 
@@ -202,7 +145,6 @@ int run_shuffle_file(const shuffle_file_options& o) {
                                   o.record_size, size % o.record_size));
   std::uint64_t items = 0;
   huge_shuffle_stats stats;
-  output_file out(o.output);
   if (o.record_size) {
     items = size / o.record_size;
     const std::uint64_t rs = o.record_size;
@@ -265,12 +207,11 @@ void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<shuffle_file_options>();
   auto* cmd = app.add_subcommand("shuffle-file", "Shuffle the lines or fixed-size records of a file (uniform, multi-threaded)");
   cmd->add_option("IN", o->input, "Input file ('-' for standard input)")->required();
-  cmd->add_option("-o,--output", o->output, "Output file (default: standard output); written only when complete");
+  o->output_opt = cmd->add_option("-o,--output", o->output, "Output file (default: standard output); written only when complete");
   o->records_opt = cmd->add_option("--records", o->record_size, "Shuffle fixed-size records of SIZE bytes");
   auto* lines = cmd->add_flag("--lines", o->lines, "Shuffle lines (the default)");
   lines->excludes(o->records_opt);
-  cmd->add_option("--threads", o->threads, "Worker threads (default: all cores); the output does not depend on it")
-      ->check(CLI::Range(1u, 1024u));
+  add_threads_option(*cmd, o->threads, "Worker threads (0: all cores); the output does not depend on it");
   add_engine_options(*cmd, o->engine);
   cmd->add_flag("--json", o->json, "Print a JSON summary (needs -o; docs/cli-shuffle-file.md)");
   cmd->callback([o, &exit_code] {

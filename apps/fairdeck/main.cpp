@@ -8,6 +8,9 @@
 
 #include "command.hpp"
 #include "fairdeck/random/os_entropy.hpp"
+#include "fairdeck/util/safe_output.hpp"
+#include "progress.hpp"
+#include "std_streams.hpp"
 
 namespace fairdeck::cli {
 
@@ -43,6 +46,29 @@ void add_strict_unsigned_checks(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) add_strict_unsigned_checks(*sub);
 }
 
+// Every subcommand's results go to stdout (and a few to stderr) through stdio; a write that
+// failed there (disk full, closed pipe end, /dev/full) would otherwise be lost silently at
+// exit. One check for all commands: flush, then look at the stream's error flag. Returns
+// the exit code to use.
+int check_standard_streams(int exit_code) {
+  try {
+    flush_standard_output();
+  } catch (const fairdeck::output_error& e) {
+    std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
+    return exit_code == 0 ? 1 : exit_code;
+  }
+  if (std::ferror(stderr)) return exit_code == 0 ? 1 : exit_code;  // nowhere left to say it
+  return exit_code;
+}
+
+// Output problems found before or after the work: empty path and same-file-as-input are
+// usage errors (2), the rest (disk full, permission denied, missing folder) exit 1.
+int output_error_exit(const fairdeck::output_error& e) {
+  std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
+  using k = fairdeck::output_error_kind;
+  return e.kind() == k::empty_path || e.kind() == k::same_as_input ? 2 : 1;
+}
+
 }  // namespace
 
 }  // namespace fairdeck::cli
@@ -57,26 +83,30 @@ int main(int argc, char** argv) {
   std::ranges::sort(list, {}, &command_entry::order);
   for (const auto& c : list) c.setup(app, exit_code);
   add_strict_unsigned_checks(app);
+  install_fatal_signal_cleanup();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return check_standard_streams(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return check_standard_streams(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return check_standard_streams(app.exit(e));
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "fairdeck: error: %s (see --help)\n", e.what());
     return 2;
   } catch (const usage_error& e) {
     std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
-    return 2;
+    exit_code = 2;
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
-    return 2;
+    exit_code = 2;
+  } catch (const fairdeck::output_error& e) {
+    exit_code = output_error_exit(e);
+    if (e.path() == "-") return exit_code;  // standard output's failure, already reported
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
-    return 1;
+    exit_code = 1;
   }
-  return exit_code;
+  return check_standard_streams(exit_code);
 }

@@ -78,6 +78,20 @@ void add_algorithm_option(CLI::App& cmd, algorithm_options& o) {
       ->capture_default_str();
 }
 
+CLI::Option* add_threads_option(CLI::App& cmd, unsigned& threads, const std::string& description) {
+  auto check = [](const std::string& text) -> std::string {
+    unsigned long long v = 0;
+    try {
+      v = std::stoull(text);
+    } catch (const std::exception&) {
+      return {};  // not a number: CLI11's own message
+    }
+    if (v > max_threads) return fmt::format("must be 0..{} (0: one per hardware thread), not {}", max_threads, text);
+    return {};
+  };
+  return cmd.add_option("--threads", threads, description)->capture_default_str()->check(CLI::Validator(check, "", "threads"));
+}
+
 nlohmann::json engine_json(const engine_spec& spec) {
   const auto& inf = info(spec.id);
   nlohmann::json j{{"name", inf.name}, {"secure", spec.secure()},

@@ -38,6 +38,11 @@ struct algorithm_options {
 };
 void add_algorithm_option(CLI::App& cmd, algorithm_options& o);
 
+// The one --threads rule of every command: 0 (one per hardware thread) or 1..max_threads;
+// anything larger is a usage error, never a silent cap.
+inline constexpr unsigned max_threads = 256;
+CLI::Option* add_threads_option(CLI::App& cmd, unsigned& threads, const std::string& description);
+
 // {"name", "secure", "reproducible", "seed"?} for --json output.
 [[nodiscard]] nlohmann::json engine_json(const engine_spec& spec);
 

@@ -5,19 +5,35 @@
 
 #include <unistd.h>
 
+#include "fairdeck/util/safe_output.hpp"
+
 namespace fairdeck::cli {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void on_sigint(int) {
-  g_interrupted.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
+// Ends the process as the signal would, after removing unfinished *.fairdeck-partial files
+// (only async-signal-safe calls).
+extern "C" void on_fatal_signal(int sig) {
+  remove_partial_outputs();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+extern "C" void on_sigint(int sig) {
+  if (g_interrupted.exchange(true)) on_fatal_signal(sig);  // a second Ctrl-C ends the process
 }
 
 }  // namespace
 
 void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
+
+void install_fatal_signal_cleanup() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) std::signal(sig, on_fatal_signal);  // keep SIG_IGN
+  }
+}
 const std::atomic<bool>& interrupted() { return g_interrupted; }
 
 progress_bar::progress_bar(std::string label)

@@ -16,6 +16,9 @@ namespace fairdeck::cli {
 // one kills the process as usual.
 void install_interrupt_handler();
 const std::atomic<bool>& interrupted();
+// Before any command runs: SIGINT (until install_interrupt_handler), SIGTERM and SIGHUP end
+// the process as usual but first remove unfinished output files (safe_output's temporaries).
+void install_fatal_signal_cleanup();
 
 class progress_bar {
  public:

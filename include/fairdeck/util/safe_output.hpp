@@ -1,0 +1,120 @@
+// Safe output files: every byte checked, nothing truncated or partial left behind, the path
+// checked before the long work that produces the output.
+//
+// Guarantees of fairdeck::safe_output (POSIX):
+//  * Checked early. The constructor validates the path at once and throws output_error with a
+//    distinct kind: empty_path, no_parent (the folder does not exist or is not a folder),
+//    is_directory, not_writable, same_as_input (st_dev/st_ino equal to one of the given
+//    inputs, so `--input dk.txt --html dk.txt` cannot overwrite the decks). For a regular file
+//    (or a new path) it also creates the temporary file, so a permission or read-only-disk
+//    problem shows up before any computation, not after it.
+//  * Regular files and new paths are replaced atomically: bytes go to a temporary file
+//    `<name>.<random>.fairdeck-partial` in the same folder (so rename(2) never crosses file
+//    systems); commit() flushes, fsync(2)s the file, close(2)s it (checked), rename(2)s it
+//    over the target and fsync(2)s the folder. Before commit() the old file, if any, is
+//    untouched; after it the new one is complete and durable. A replaced file keeps its mode;
+//    a new one gets 0666 & ~umask, like any file the user creates.
+//  * Devices, FIFOs, sockets and "-" (standard output) are written through, never replaced:
+//    `--html /dev/stdout` or a pipe works. They are opened lazily at the first write, so a FIFO
+//    with no reader does not block the checks.
+//  * A symbolic link is never replaced by a file: it is resolved (also when dangling) and its
+//    target is written by the rules above.
+//  * Every write(2), fsync(2), close(2) and rename(2) is checked (EINTR retried, short writes
+//    continued); a failure throws output_error(kind io) naming the path and the OS reason,
+//    e.g. "cannot write 'r.html': No space left on device".
+//  * Not committed = nothing left: abort() or the destructor (exception, early return)
+//    removes the temporary file. For signals, remove_partial_outputs() is async-signal-safe:
+//    a SIGINT/SIGTERM handler calls it before _exit so even a second Ctrl-C during cleanup
+//    leaves no *.fairdeck-partial file. (kill -9 cannot be caught; the temporary name says
+//    what the file is.)
+//  * Streaming: data passes through a fixed 1 MiB buffer, so outputs of many gigabytes cost
+//    no memory; write() may be called any number of times before commit().
+// Not thread-safe per object (one writer). Style: Boost.Beast's file_posix and the
+// rename-into-place convention of editors and package managers (write, fsync, rename, fsync dir).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fairdeck {
+
+enum class output_error_kind {
+  empty_path,     // "" given as a path: a usage error
+  no_parent,      // the containing folder does not exist (or is not a folder)
+  is_directory,   // the path names a folder
+  not_writable,   // permission denied, read-only file system, ...
+  same_as_input,  // the output is the same file as an input: a usage error
+  io,             // a write, sync, close or rename failed (disk full, I/O error, ...)
+};
+
+class output_error : public std::runtime_error {
+ public:
+  output_error(output_error_kind kind, std::string path, int os_error, const std::string& message)
+      : std::runtime_error(message), kind_(kind), path_(std::move(path)), os_error_(os_error) {}
+  [[nodiscard]] output_error_kind kind() const noexcept { return kind_; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] int os_error() const noexcept { return os_error_; }  // errno, 0 if none
+
+ private:
+  output_error_kind kind_;
+  std::string path_;
+  int os_error_;
+};
+
+// How a path will be written (see the guarantees above).
+enum class output_mode {
+  replace,        // regular file or new path: temp file + fsync + rename
+  write_through,  // device, FIFO, socket: opened and written in place
+  standard_output // "-"
+};
+
+struct output_plan {
+  std::string path;    // as given (used in messages)
+  std::string target;  // the file actually written (a symlink resolved)
+  output_mode mode = output_mode::replace;
+};
+
+// Checks `path` as described above without creating anything; `inputs` are files the
+// command reads ("-" = standard input, compared through fstat(0)). Throws output_error.
+[[nodiscard]] output_plan check_output_path(const std::string& path, std::span<const std::string> inputs = {});
+
+class safe_output {
+ public:
+  // Checks the path (check_output_path) and, in replace mode, creates the temporary file.
+  explicit safe_output(const std::string& path, std::span<const std::string> inputs = {});
+  ~safe_output();  // abort() unless committed
+  safe_output(safe_output&&) noexcept;
+  safe_output& operator=(safe_output&&) noexcept;
+  safe_output(const safe_output&) = delete;
+  safe_output& operator=(const safe_output&) = delete;
+
+  void write(const void* data, std::size_t size);
+  void write(std::string_view text) { write(text.data(), text.size()); }
+  // Makes the output complete and durable (see above). After it, write() is an error.
+  void commit();
+  // Drops the output: the temporary file is removed (write-through targets keep what was
+  // written). noexcept; safe to call twice.
+  void abort() noexcept;
+
+  [[nodiscard]] const output_plan& plan() const;
+  [[nodiscard]] std::uint64_t bytes_written() const;
+
+ private:
+  struct state;
+  std::unique_ptr<state> s_;
+};
+
+// Whole-buffer convenience: safe_output(path, inputs), write(content), commit().
+void write_output_file(const std::string& path, std::string_view content, std::span<const std::string> inputs = {});
+
+// Async-signal-safe: unlinks the temporary files of every live, uncommitted safe_output.
+// Call it from a signal handler right before _exit.
+void remove_partial_outputs() noexcept;
+
+}  // namespace fairdeck

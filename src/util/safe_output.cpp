@@ -1,0 +1,294 @@
+// Safe output files: see include/fairdeck/util/safe_output.hpp for the guarantees.
+#include "fairdeck/util/safe_output.hpp"
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace fairdeck {
+namespace {
+
+constexpr std::size_t buffer_size = 1 << 20;
+
+std::string shown(const std::string& path) { return path == "-" ? "standard output" : fmt::format("'{}'", path); }
+
+[[noreturn]] void fail(output_error_kind kind, const std::string& path, int err, std::string_view action = "write") {
+  throw output_error(kind, path, err, fmt::format("cannot {} {}: {}", action, shown(path), std::strerror(err)));
+}
+
+output_error_kind kind_of(int err) {
+  switch (err) {
+    case EACCES: case EPERM: case EROFS: return output_error_kind::not_writable;
+    case EISDIR: return output_error_kind::is_directory;
+    case ENOENT: case ENOTDIR: return output_error_kind::no_parent;
+    default: return output_error_kind::io;
+  }
+}
+
+std::string parent_of(const std::string& p) {
+  const auto slash = p.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return p.substr(0, slash);
+}
+
+std::string base_of(const std::string& p) {
+  const auto slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// Follows symbolic links (also a dangling last one) to the path that will really be written.
+std::string resolve_links(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::array<char, PATH_MAX> buf{};
+    const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
+    if (n < 0) return p;
+    std::string link(buf.data(), static_cast<std::size_t>(n));
+    p = (!link.empty() && link.front() == '/') ? link : parent_of(p) + "/" + link;
+  }
+  fail(output_error_kind::io, path, ELOOP, "resolve");
+}
+
+// ---- registry of live temporary files, read by remove_partial_outputs() in a signal handler
+struct partial_slot {
+  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 live
+  std::array<char, PATH_MAX> path{};
+};
+std::array<partial_slot, 64> g_partials;
+
+int register_partial(const std::string& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  for (std::size_t i = 0; i < g_partials.size(); ++i) {
+    int expected = 0;
+    if (g_partials[i].state.compare_exchange_strong(expected, 1)) {
+      std::memcpy(g_partials[i].path.data(), path.c_str(), path.size() + 1);
+      g_partials[i].state.store(2);
+      return static_cast<int>(i);
+    }
+  }
+  return -1;  // more than 64 at once: still removed by abort(), only not on a signal
+}
+
+void unregister_partial(int slot) noexcept {
+  if (slot >= 0) g_partials[static_cast<std::size_t>(slot)].state.store(0);
+}
+
+std::string temp_name(const std::string& target) {
+  static std::atomic<unsigned> counter{0};
+  const auto t = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const unsigned long long mix = (t * 0x9E3779B97F4A7C15ULL) ^ (static_cast<unsigned long long>(::getpid()) << 20) ^ counter++;
+  return fmt::format("{}/{}.{:06x}.fairdeck-partial", parent_of(target), base_of(target), mix & 0xFFFFFF);
+}
+
+bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+}  // namespace
+
+output_plan check_output_path(const std::string& path, std::span<const std::string> inputs) {
+  if (path.empty()) throw output_error(output_error_kind::empty_path, path, 0, "an output path is empty: give a file name");
+  output_plan plan{path, path, output_mode::standard_output};
+  if (path == "-") return plan;
+  struct stat st {};
+  // A device, FIFO or socket (also behind a link, e.g. /dev/stdout -> /proc/self/fd/1 ->
+  // "pipe:[…]"), and anything under /dev or /proc (/dev/stdout redirected to a file), is
+  // written through the path as given; only regular files and new paths resolve links.
+  const bool special = path.starts_with("/dev/") || path.starts_with("/proc/");
+  if (::stat(path.c_str(), &st) == 0 && (special || !S_ISREG(st.st_mode)) && !S_ISDIR(st.st_mode)) {
+    plan.mode = output_mode::write_through;
+    if (::access(path.c_str(), W_OK) != 0) fail(kind_of(errno), path, errno);
+    return plan;
+  }
+  plan.target = resolve_links(path);
+  if (::stat(plan.target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail(output_error_kind::is_directory, path, EISDIR);
+    plan.mode = S_ISREG(st.st_mode) ? output_mode::replace : output_mode::write_through;
+    if (::access(plan.target.c_str(), W_OK) != 0) fail(kind_of(errno), path, errno);
+    if (plan.mode == output_mode::replace) {
+      for (const auto& in : inputs) {
+        struct stat ist {};
+        const int r = in == "-" ? ::fstat(STDIN_FILENO, &ist) : ::stat(in.c_str(), &ist);
+        if (r == 0 && same_file(st, ist))
+          throw output_error(output_error_kind::same_as_input, path, 0,
+                             fmt::format("{} is the same file as the input {}: refusing to overwrite it; choose another output file",
+                                         shown(path), in == "-" ? "standard input" : fmt::format("'{}'", in)));
+      }
+    }
+  } else if (errno != ENOENT) {
+    fail(kind_of(errno), path, errno);
+  } else {
+    plan.mode = output_mode::replace;
+  }
+  if (plan.mode == output_mode::replace) {
+    const std::string dir = parent_of(plan.target);
+    struct stat dst {};
+    if (::stat(dir.c_str(), &dst) != 0) fail(output_error_kind::no_parent, path, errno);
+    if (!S_ISDIR(dst.st_mode)) fail(output_error_kind::no_parent, path, ENOTDIR);
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) fail(kind_of(errno), path, errno);
+  }
+  return plan;
+}
+
+struct safe_output::state {
+  output_plan plan;
+  std::string temp;
+  int fd = -1;
+  int slot = -1;
+  bool done = false;
+  std::uint64_t written = 0;
+  std::vector<char> buf;
+
+  void put(const char* p, std::size_t n) {
+    if (fd < 0) open_through();
+    while (n > 0) {
+      const ssize_t w = ::write(fd, p, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) fail(output_error_kind::io, plan.path, w < 0 ? errno : EIO);
+      p += w;
+      n -= static_cast<std::size_t>(w);
+    }
+  }
+  void flush() {
+    put(buf.data(), buf.size());
+    buf.clear();
+  }
+  void open_through() {
+    if (plan.mode == output_mode::standard_output) {
+      if (std::fflush(stdout) != 0) fail(output_error_kind::io, plan.path, errno);
+      fd = STDOUT_FILENO;
+      return;
+    }
+    fd = ::open(plan.target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) fail(kind_of(errno), plan.path, errno, "open");
+  }
+  void create_temp() {
+    struct stat st {};
+    const bool exists = ::stat(plan.target.c_str(), &st) == 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      temp = temp_name(plan.target);
+      fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+      if (fd >= 0 || errno != EEXIST) break;
+    }
+    if (fd < 0) fail(kind_of(errno), plan.path, errno, "create a file next to");
+    slot = register_partial(temp);
+    if (exists && ::fchmod(fd, st.st_mode & 07777) != 0) {
+      const int err = errno;
+      drop();
+      fail(output_error_kind::io, plan.path, err, "set the mode of");
+    }
+  }
+  void drop() noexcept {
+    if (plan.mode == output_mode::replace && !temp.empty()) {
+      if (fd >= 0) ::close(fd);
+      ::unlink(temp.c_str());
+    } else if (fd >= 0 && plan.mode == output_mode::write_through) {
+      ::close(fd);
+    }
+    fd = -1;
+    unregister_partial(slot);
+    slot = -1;
+    done = true;
+  }
+};
+
+safe_output::safe_output(const std::string& path, std::span<const std::string> inputs) : s_(std::make_unique<state>()) {
+  s_->plan = check_output_path(path, inputs);
+  if (s_->plan.mode == output_mode::replace) s_->create_temp();
+  s_->buf.reserve(buffer_size);
+}
+
+safe_output::~safe_output() { abort(); }
+safe_output::safe_output(safe_output&&) noexcept = default;
+safe_output& safe_output::operator=(safe_output&& other) noexcept {
+  if (this != &other) {
+    abort();
+    s_ = std::move(other.s_);
+  }
+  return *this;
+}
+
+const output_plan& safe_output::plan() const { return s_->plan; }
+std::uint64_t safe_output::bytes_written() const { return s_->written; }
+
+void safe_output::write(const void* data, std::size_t size) {
+  if (!s_ || s_->done) throw std::logic_error("safe_output::write after commit or abort");
+  const char* p = static_cast<const char*>(data);
+  try {
+    if (s_->buf.size() + size > buffer_size) s_->flush();
+    if (size >= buffer_size)
+      s_->put(p, size);
+    else
+      s_->buf.insert(s_->buf.end(), p, p + size);
+  } catch (...) {
+    abort();
+    throw;
+  }
+  s_->written += size;
+}
+
+void safe_output::commit() {
+  if (!s_ || s_->done) throw std::logic_error("safe_output::commit after commit or abort");
+  state& s = *s_;
+  try {
+    s.flush();
+    if (s.fd < 0) s.open_through();  // nothing written: still create / touch the target
+    if (s.plan.mode == output_mode::standard_output) {
+      s.done = true;
+      s.fd = -1;
+      return;
+    }
+    if (s.plan.mode == output_mode::replace) {
+      if (::fsync(s.fd) != 0) fail(output_error_kind::io, s.plan.path, errno, "sync");
+    }
+    const int fd = s.fd;
+    s.fd = -1;
+    if (::close(fd) != 0 && errno != EINTR) fail(output_error_kind::io, s.plan.path, errno, "close");
+    if (s.plan.mode == output_mode::replace) {
+      if (::rename(s.temp.c_str(), s.plan.target.c_str()) != 0) fail(kind_of(errno), s.plan.path, errno, "create");
+      unregister_partial(s.slot);
+      s.slot = -1;
+      s.temp.clear();
+      const int dfd = ::open(parent_of(s.plan.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0) {
+        const int r = ::fsync(dfd);
+        const int err = errno;
+        ::close(dfd);
+        if (r != 0 && err != EINVAL) fail(output_error_kind::io, s.plan.path, err, "sync the folder of");
+      }
+    }
+    s.done = true;
+  } catch (...) {
+    abort();
+    throw;
+  }
+}
+
+void safe_output::abort() noexcept {
+  if (s_ && !s_->done) s_->drop();
+}
+
+void write_output_file(const std::string& path, std::string_view content, std::span<const std::string> inputs) {
+  safe_output out(path, inputs);
+  out.write(content);
+  out.commit();
+}
+
+void remove_partial_outputs() noexcept {
+  for (auto& slot : g_partials)
+    if (slot.state.load() == 2) ::unlink(slot.path.data());
+}
+
+}  // namespace fairdeck

@@ -1,0 +1,198 @@
+// Every write checked: results that cannot be written fail the command (exit 1, one line
+// naming the output and the OS reason); files are written through fairdeck::safe_output.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+namespace fs = std::filesystem;
+using fairdeck::testing::run_cli;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A fresh empty folder under /tmp, removed at the end of the test.
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    char tmpl[] = "/tmp/fairdeck_out_test_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~temp_dir() { fs::remove_all(path); }
+  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
+  [[nodiscard]] int partial_files() const {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(path))
+      if (e.path().string().ends_with(".fairdeck-partial")) ++n;
+    return n;
+  }
+};
+
+void expect_full_fails(const std::string& args) {
+  SCOPED_TRACE(args);
+  const auto r = run_cli(args + " >/dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("standard output"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+TEST(OutputSafety, EverySubcommandFailsWhenStandardOutputIsFull) {
+  expect_full_fails("random --count 100000");
+  expect_full_fails("random --count 3 --seed 1");
+  expect_full_fails("shuffle --seed 1");
+  expect_full_fails("shuffle --seed 1 --json");
+  expect_full_fails("deal holdem --players 3 --seed 1");
+  expect_full_fails("audit --algorithm fisher-yates --trials 2000 --seed 1");
+  expect_full_fails("audit --algorithm fisher-yates --trials 2000 --seed 1 --json");
+  expect_full_fails("entropy");
+  expect_full_fails("odds --cards 5 --trials 1000 --seed 1");
+  expect_full_fails("equity AhKh QsQd --trials 1000 --seed 1");
+  expect_full_fails("riffle --n 8 --max-shuffles 3");
+  expect_full_fails("attack --engine delphi --seeds 0..1000 --known 0=Ah");
+  expect_full_fails("--help");
+  expect_full_fails("--version");
+}
+
+TEST(OutputSafety, FairRevealAndShuffleFileFailWhenStandardOutputIsFull) {
+  temp_dir dir;
+  const auto seed = dir / "seed.txt";
+  ASSERT_EQ(run_cli("fair commit --out " + seed).exit_code, 0);
+  expect_full_fails("fair reveal --server-seed-file " + seed);
+  const auto in = dir / "in.txt";
+  std::ofstream(in) << "a\nb\nc\n";
+  expect_full_fails("shuffle-file --seed 1 " + in);
+}
+
+TEST(OutputSafety, FairCommitRemovesTheSeedWhenTheCommitmentIsLost) {
+  temp_dir dir;
+  const auto seed = dir / "seed.txt";
+  const auto r = run_cli("fair commit --out " + seed + " >/dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(seed)) << "a seed whose commitment nobody saw must not stay";
+  const auto j = run_cli("fair commit --json --out " + seed + " >/dev/full");
+  EXPECT_EQ(j.exit_code, 1);
+  EXPECT_FALSE(fs::exists(seed));
+}
+
+TEST(OutputSafety, EmptyOutputPathsAreUsageErrors) {
+  temp_dir dir;
+  const auto in = dir / "in.txt";
+  std::ofstream(in) << "a\nb\n";
+  for (const std::string& args : std::vector<std::string>{"fair commit --out \"\"", "riffle --n 8 --svg \"\"", "shuffle-file -o \"\" " + in,
+                                 "audit --algorithm fisher-yates --trials 100 --seed 1 --html \"\""}) {
+    SCOPED_TRACE(args);
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("empty"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(OutputSafety, AnOutputThatIsAnInputIsRefused) {
+  temp_dir dir;
+  const auto decks = dir / "dk.txt";
+  ASSERT_EQ(run_cli("shuffle --seed 1 > " + decks).exit_code, 0);
+  const std::string before = slurp(decks);
+  auto r = run_cli("audit --input " + decks + " --html " + decks);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("same file as the input"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(decks), before);
+  // through a symbolic link (standard input: see SafeOutput.PathProblemsHaveDistinctKinds)
+  fs::create_symlink(decks, dir / "link.html");
+  r = run_cli("audit --input " + decks + " --html " + (dir / "link.html"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.html"));
+  r = run_cli("shuffle-file --seed 1 " + decks + " -o " + decks);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(slurp(decks), before);
+  EXPECT_EQ(dir.partial_files(), 0);
+}
+
+TEST(OutputSafety, BadOutputPathsFailBeforeTheWorkWithTheOsReason) {
+  temp_dir dir;
+  // A default audit takes about a minute; a wrong --html must fail at once, not after it.
+  auto r = run_cli("audit --html " + (dir / "no/such/folder/r.html"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  r = run_cli("audit --html " + dir.path.string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
+  std::ofstream(dir / "in.txt") << "a file, not a folder";
+  r = run_cli("riffle --n 8 --svg " + (dir / "in.txt/x.svg"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("Not a directory"), std::string::npos) << r.err;
+}
+
+TEST(OutputSafety, FilesAreReplacedWholeAndDevicesWrittenThrough) {
+  temp_dir dir;
+  const auto svg = dir / "cut.svg";
+  std::ofstream(svg) << "old";
+  fs::permissions(svg, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  auto r = run_cli("riffle --n 8 --max-shuffles 4 --svg " + svg);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(slurp(svg).starts_with("<svg")) << slurp(svg);
+  EXPECT_EQ(fs::status(svg).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);  // mode kept
+  // a symlink stays a symlink; its target gets the file
+  fs::create_symlink("target.svg", dir / "link.svg");
+  r = run_cli("riffle --n 8 --max-shuffles 4 --svg " + (dir / "link.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.svg"));
+  EXPECT_TRUE(slurp(dir / "target.svg").starts_with("<svg"));
+  // a device is written in place: /dev/stdout reaches the pipe, /dev/full fails
+  r = run_cli("riffle --n 8 --max-shuffles 4 --json --svg /dev/stdout");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<svg"), std::string::npos);
+  r = run_cli("riffle --n 8 --max-shuffles 4 --svg /dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("'/dev/full': No space left on device"), std::string::npos) << r.err;
+  // audit --html: a failing audit device leaves the old report alone; a good one replaces it
+  const auto html = dir / "r.html";
+  std::ofstream(html) << "old report";
+  r = run_cli("audit --algorithm fisher-yates --trials 2000 --seed 1 --html " + html);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(slurp(html).find("<html"), std::string::npos);
+  EXPECT_EQ(dir.partial_files(), 0);
+}
+
+TEST(OutputSafety, SignalsLeaveNoPartialFiles) {
+  temp_dir dir;
+  const auto fifo = dir / "in.fifo";
+  const auto out = dir / "out.txt";
+  // shuffle-file creates OUT's temporary file, then blocks reading a FIFO that never ends: a
+  // first Ctrl-C asks it to stop, a second one (during that stop) ends it, as does SIGTERM.
+  for (const auto& [signals, status] : {std::pair{std::string("kill -INT $p; sleep 0.2; kill -INT $p"), 130},
+                                        std::pair{std::string("kill -TERM $p"), 143},
+                                        std::pair{std::string("kill -HUP $p"), 129}}) {
+    SCOPED_TRACE(signals);
+    const std::string script = "mkfifo " + fifo + "; " + FAIRDECK_CLI + " shuffle-file --seed 1 " + fifo + " -o " + out +
+                               " 2>/dev/null & p=$!; exec 3>" + fifo + "; for i in $(seq 200); do ls " + dir.path.string() +
+                               "/*.fairdeck-partial >/dev/null 2>&1 && break; sleep 0.05; done; " +
+                               "ls " + dir.path.string() + "/*.fairdeck-partial >/dev/null 2>&1 && echo seen; " + signals +
+                               "; wait $p; echo $?; exec 3>&-; rm -f " + fifo;
+    FILE* p = ::popen(("sh -c '" + script + "'").c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string text;
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) text += buf;
+    ::pclose(p);
+    EXPECT_EQ(text, "seen\n" + std::to_string(status) + "\n");
+    EXPECT_EQ(dir.partial_files(), 0);
+    EXPECT_FALSE(fs::exists(out));
+  }
+}

@@ -1,0 +1,177 @@
+// fairdeck::safe_output: the path checks, atomic replacement, write-through and cleanup.
+#include "fairdeck/util/safe_output.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using fairdeck::output_error;
+using fairdeck::output_error_kind;
+using fairdeck::safe_output;
+
+namespace {
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    char tmpl[] = "/tmp/fairdeck_safe_out_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~temp_dir() {
+    ::umount2(path.c_str(), MNT_DETACH);  // when a test mounted a small tmpfs here
+    fs::remove_all(path);
+  }
+  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
+  [[nodiscard]] int entries() const {
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(path)) ++n;
+    return n;
+  }
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+output_error_kind kind_of_failure(const std::string& path, std::vector<std::string> inputs = {}) {
+  try {
+    safe_output out(path, inputs);
+  } catch (const output_error& e) {
+    return e.kind();
+  }
+  ADD_FAILURE() << path << " was accepted";
+  return output_error_kind::io;
+}
+
+}  // namespace
+
+TEST(SafeOutput, PathProblemsHaveDistinctKinds) {
+  temp_dir dir;
+  std::ofstream(dir / "in.txt") << "decks";
+  EXPECT_EQ(kind_of_failure(""), output_error_kind::empty_path);
+  EXPECT_EQ(kind_of_failure(dir / "missing/out.txt"), output_error_kind::no_parent);
+  EXPECT_EQ(kind_of_failure(dir / "in.txt/out.txt"), output_error_kind::no_parent);
+  EXPECT_EQ(kind_of_failure(dir.path.string()), output_error_kind::is_directory);
+  EXPECT_EQ(kind_of_failure(dir / "in.txt", {dir / "in.txt"}), output_error_kind::same_as_input);
+  fs::create_symlink(dir / "in.txt", dir / "alias");
+  EXPECT_EQ(kind_of_failure(dir / "alias", {dir / "in.txt"}), output_error_kind::same_as_input);
+  fs::create_hard_link(dir / "in.txt", dir / "hard");
+  EXPECT_EQ(kind_of_failure(dir / "hard", {dir / "in.txt"}), output_error_kind::same_as_input);
+  EXPECT_EQ(slurp(dir / "in.txt"), "decks");
+  {  // "-" as an input is standard input: compared through fstat(0)
+    const int saved = ::dup(STDIN_FILENO);
+    const int fd = ::open((dir / "in.txt").c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ::dup2(fd, STDIN_FILENO);
+    EXPECT_EQ(kind_of_failure(dir / "in.txt", {"-"}), output_error_kind::same_as_input);
+    ::dup2(saved, STDIN_FILENO);
+    ::close(fd);
+    ::close(saved);
+  }
+  try {
+    safe_output out(dir / "missing/out.txt");
+  } catch (const output_error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing/out.txt': No such file or directory"), std::string::npos) << e.what();
+  }
+  if (::geteuid() != 0) {  // root may write anywhere
+    fs::create_directory(dir / "ro");
+    fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_EQ(kind_of_failure(dir / "ro/out.txt"), output_error_kind::not_writable);
+  }
+  EXPECT_EQ(dir.entries(), 3);  // in.txt, alias, hard: nothing created by the failed attempts
+}
+
+TEST(SafeOutput, ReplacesOnlyOnCommit) {
+  temp_dir dir;
+  const auto path = dir / "report.html";
+  std::ofstream(path) << "old";
+  {
+    safe_output out(path);
+    EXPECT_EQ(out.plan().mode, fairdeck::output_mode::replace);
+    EXPECT_EQ(dir.entries(), 2);  // the temporary file exists from the start
+    out.write("new ");
+    out.write(std::string(3 << 20, 'x'));  // more than the buffer
+    EXPECT_EQ(slurp(path), "old");
+  }  // destroyed without commit: the old file stays, the temporary goes
+  EXPECT_EQ(slurp(path), "old");
+  EXPECT_EQ(dir.entries(), 1);
+  safe_output out(path);
+  out.write("new");
+  out.commit();
+  EXPECT_EQ(slurp(path), "new");
+  EXPECT_EQ(dir.entries(), 1);
+  EXPECT_THROW(out.write("more"), std::logic_error);
+}
+
+TEST(SafeOutput, ASymlinkIsNeverReplaced) {
+  temp_dir dir;
+  fs::create_symlink("real.txt", dir / "link.txt");  // dangling at first
+  fairdeck::write_output_file(dir / "link.txt", "one");
+  EXPECT_TRUE(fs::is_symlink(dir / "link.txt"));
+  EXPECT_EQ(slurp(dir / "real.txt"), "one");
+  fairdeck::write_output_file(dir / "link.txt", "two");
+  EXPECT_TRUE(fs::is_symlink(dir / "link.txt"));
+  EXPECT_EQ(slurp(dir / "real.txt"), "two");
+}
+
+TEST(SafeOutput, DevicesAndFifosAreWrittenThrough) {
+  safe_output null("/dev/null");
+  EXPECT_EQ(null.plan().mode, fairdeck::output_mode::write_through);
+  null.write("x");
+  null.commit();
+  safe_output full("/dev/full");
+  full.write("x");
+  try {
+    full.commit();
+    ADD_FAILURE() << "/dev/full accepted the bytes";
+  } catch (const output_error& e) {
+    EXPECT_EQ(e.kind(), output_error_kind::io);
+    EXPECT_EQ(e.os_error(), ENOSPC);
+    EXPECT_STREQ(e.what(), "cannot write '/dev/full': No space left on device");
+  }
+  temp_dir dir;
+  const auto fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = slurp(fifo); });
+  {
+    safe_output out(fifo);  // opened lazily: does not block without a reader
+    out.write("through the pipe");
+    out.commit();
+  }
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+TEST(SafeOutput, ADiskFullLeavesTheOldFileAndNoTemporary) {
+  temp_dir dir;
+  if (::mount("fairdeck-test", dir.path.c_str(), "tmpfs", 0, "size=64k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root): " << std::strerror(errno);
+  const auto path = dir / "big.bin";
+  fairdeck::write_output_file(path, "old");
+  safe_output out(path);
+  try {
+    for (int i = 0; i < 100; ++i) out.write(std::string(4096, 'x'));
+    out.commit();
+    ADD_FAILURE() << "400 KiB fitted in a 64 KiB tmpfs";
+  } catch (const output_error& e) {
+    EXPECT_EQ(e.os_error(), ENOSPC) << e.what();
+    EXPECT_NE(std::string(e.what()).find("big.bin': No space left on device"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(path), "old");
+  EXPECT_EQ(dir.entries(), 1);
+}
