@@ -79,6 +79,7 @@ TEST(AuditBottomLine, ColumnsStayAlignedAndSentencesWrap) {
     EXPECT_TRUE(cell.starts_with("fair") || cell == "BIASED" || cell.starts_with("n/a")) << r.out;
   }
   // Piped output is not wrapped; $COLUMNS (or the terminal) sets the width.
+  ::unsetenv("COLUMNS");
   std::size_t longest = 0;
   for (const auto& line : lines(run_cli("audit --algorithm naive --trials 20000 --seed 2").out))
     longest = std::max(longest, line.size());

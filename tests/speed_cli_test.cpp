@@ -126,7 +126,7 @@ TEST(SpeedCli, ShuffleFileBadInputIsOneLineError) {
       {"shuffle-file " + dir.file("odd.bin") + " --records 0", "at least 1 byte"},
       {"shuffle-file " + dir.file("odd.bin") + " --records 7 --lines", "excludes"},
       {"shuffle-file " + dir.file("odd.bin") + " --json", "needs -o"},
-      {"shuffle-file " + dir.file("odd.bin") + " --threads 0", "threads"},
+      {"shuffle-file " + dir.file("odd.bin") + " --threads 257", "must be 0..256"},  // one rule: 0 = all cores
       {"shuffle-file " + dir.path, "directory"},
       {"shuffle-file", "IN"},
   };
@@ -173,7 +173,7 @@ TEST(SpeedCli, BenchJsonSchemaOnATinyRun) {
 
 TEST(SpeedCli, BenchRejectsBadOptions) {
   for (const std::string args : {"bench --repetitions 0", "bench --huge-size 1", "bench --no-huge --huge-size 1000",
-                                 "bench --threads 0", "bench --huge-type int8", "bench --frobnicate"}) {
+                                 "bench --threads 257", "bench --huge-type int8", "bench --frobnicate"}) {
     const auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_TRUE(one_line(r.err)) << args << ": " << r.err;
