@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "audit_report.hpp"
@@ -136,6 +138,9 @@ int run_input_audit(const audit_options& o) {
     if (!file) throw usage_error(fmt::format("cannot open input file '{}'", o.input));
   }
   std::istream& in = o.input == "-" ? std::cin : file;
+  if (o.input == "-" && ::isatty(STDIN_FILENO) == 1)
+    fmt::print(stderr, "fairdeck: reading decks from the terminal, one per line; end with Ctrl-D (or pipe them in: "
+                       "some-shuffler | fairdeck audit --input -)\n");
   auto html = open_html(o);
   std::vector<stats::audit_result> results;
   {

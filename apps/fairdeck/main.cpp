@@ -3,6 +3,10 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
@@ -46,6 +50,61 @@ void add_strict_unsigned_checks(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) add_strict_unsigned_checks(*sub);
 }
 
+// With --json anywhere on the command line, errors are JSON too ({"error": "..."} on
+// stderr), so scripts need not parse text; otherwise one line "fairdeck: error: ...".
+bool g_json_errors = false;
+
+void report_error(const std::string& message) {
+  if (g_json_errors)
+    std::fprintf(stderr, "%s\n", nlohmann::json{{"error", message}}.dump().c_str());
+  else
+    std::fprintf(stderr, "fairdeck: error: %s\n", message.c_str());
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "shufle" -> "unknown command 'shufle'; did you mean 'shuffle'?" (empty when argv[1] is an
+// option or a known command).
+std::string unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return {};
+  const std::string word = argv[1];
+  std::string best;
+  std::size_t best_d = 3;  // suggest only close words
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() == word) return {};
+    const std::size_t d = edit_distance(word, sub->get_name());
+    if (d < best_d || (sub->get_name().starts_with(word) && best.empty())) {
+      best_d = std::min(d, best_d);
+      best = sub->get_name();
+    }
+  }
+  return best.empty() ? fmt::format("unknown command '{}' (see --help)", word)
+                      : fmt::format("unknown command '{}'; did you mean '{}'? (see --help)", word, best);
+}
+
+// --version and --quiet on every subcommand too (`fairdeck audit --version`).
+void add_common_flags(CLI::App& app, const std::string& version) {
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->set_version_flag("--version", version);
+    if (!sub->get_option_no_throw("--quiet"))
+      sub->add_flag_callback("--quiet", [] { set_quiet(true); }, "No progress display on stderr");
+    add_common_flags(*sub, version);
+  }
+}
+
 // Every subcommand's results go to stdout (and a few to stderr) through stdio; a write that
 // failed there (disk full, closed pipe end, /dev/full) would otherwise be lost silently at
 // exit. One check for all commands: flush, then look at the stream's error flag. Returns
@@ -54,7 +113,7 @@ int check_standard_streams(int exit_code) {
   try {
     flush_standard_output();
   } catch (const fairdeck::output_error& e) {
-    std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
+    report_error(e.what());
     return exit_code == 0 ? 1 : exit_code;
   }
   if (std::ferror(stderr)) return exit_code == 0 ? 1 : exit_code;  // nowhere left to say it
@@ -64,7 +123,7 @@ int check_standard_streams(int exit_code) {
 // Output problems found before or after the work: empty path and same-file-as-input are
 // usage errors (2), the rest (disk full, permission denied, missing folder) exit 1.
 int output_error_exit(const fairdeck::output_error& e) {
-  std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
+  report_error(e.what());
   using k = fairdeck::output_error_kind;
   return e.kind() == k::empty_path || e.kind() == k::same_as_input ? 2 : 1;
 }
@@ -77,12 +136,19 @@ int main(int argc, char** argv) {
   using namespace fairdeck::cli;
   CLI::App app{"fairdeck: provably fair, unpredictable, fast and auditable card shuffling", "fairdeck"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "fairdeck 0.1.0");
+#ifndef FAIRDECK_GIT_COMMIT
+#define FAIRDECK_GIT_COMMIT "unknown"
+#endif
+  const std::string version = fmt::format("fairdeck {} (git {})", FAIRDECK_VERSION, FAIRDECK_GIT_COMMIT);
+  app.set_version_flag("--version", version);
+  app.add_flag_callback("--quiet", [] { set_quiet(true); }, "No progress display on stderr");
   int exit_code = 0;
   auto& list = commands();
   std::ranges::sort(list, {}, &command_entry::order);
   for (const auto& c : list) c.setup(app, exit_code);
   add_strict_unsigned_checks(app);
+  add_common_flags(app, version);
+  for (int i = 1; i < argc; ++i) g_json_errors = g_json_errors || std::string_view(argv[i]) == "--json";
   install_fatal_signal_cleanup();
   try {
     app.parse(argc, argv);
@@ -93,19 +159,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return check_standard_streams(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "fairdeck: error: %s (see --help)\n", e.what());
+    const std::string unknown = unknown_command(app, argc, argv);
+    report_error(unknown.empty() ? fmt::format("{} (see --help)", e.what()) : unknown);
     return 2;
   } catch (const usage_error& e) {
-    std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
+    report_error(e.what());
     exit_code = 2;
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
+    report_error(e.what());
     exit_code = 2;
   } catch (const fairdeck::output_error& e) {
     exit_code = output_error_exit(e);
     if (e.path() == "-") return exit_code;  // standard output's failure, already reported
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "fairdeck: error: %s\n", e.what());
+    report_error(e.what());
     exit_code = 1;
   }
   return check_standard_streams(exit_code);

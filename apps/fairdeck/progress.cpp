@@ -2,6 +2,8 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include <unistd.h>
 
@@ -11,6 +13,15 @@ namespace fairdeck::cli {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+bool g_quiet = false;
+
+// Progress is drawn only on a terminal that understands \r and ANSI erase (not TERM=dumb,
+// not --quiet).
+bool progress_wanted() {
+  if (g_quiet || ::isatty(STDERR_FILENO) != 1) return false;
+  const char* term = std::getenv("TERM");
+  return !(term && std::string_view(term) == "dumb");
+}
 
 // Ends the process as the signal would, after removing unfinished *.fairdeck-partial files
 // (only async-signal-safe calls).
@@ -28,6 +39,8 @@ extern "C" void on_sigint(int sig) {
 
 void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
 
+void set_quiet(bool quiet) { g_quiet = quiet; }
+
 void install_fatal_signal_cleanup() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction old {};
@@ -37,19 +50,26 @@ void install_fatal_signal_cleanup() {
 const std::atomic<bool>& interrupted() { return g_interrupted; }
 
 progress_bar::progress_bar(std::string label)
-    : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+    : label_(std::move(label)), enabled_(progress_wanted()), start_(std::chrono::steady_clock::now()) {}
 
 progress_bar::~progress_bar() {
   if (drawn_) std::fprintf(stderr, "\r\033[K");
 }
 
 void progress_bar::update(std::uint64_t done, std::uint64_t total) {
-  if (!enabled_ || total == 0) return;
+  if (!enabled_) return;
   std::lock_guard lock(mu_);
   const auto now = std::chrono::steady_clock::now();
-  if (drawn_ && now - last_ < std::chrono::milliseconds(100) && done < total) return;
+  if (drawn_ && now - last_ < std::chrono::milliseconds(100) && (total == 0 || done < total)) return;
   last_ = now;
   drawn_ = true;
+  if (total == 0) {  // unknown total (a stream): count and rate
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\r%s: %llu so far, %.0f per second  ", label_.c_str(), static_cast<unsigned long long>(done),
+                 secs > 0 ? static_cast<double>(done) / secs : 0.0);
+    std::fflush(stderr);
+    return;
+  }
   const double frac = static_cast<double>(done) / static_cast<double>(total);
   constexpr int width = 30;
   const int filled = static_cast<int>(frac * width);

@@ -19,6 +19,8 @@ const std::atomic<bool>& interrupted();
 // Before any command runs: SIGINT (until install_interrupt_handler), SIGTERM and SIGHUP end
 // the process as usual but first remove unfinished output files (safe_output's temporaries).
 void install_fatal_signal_cleanup();
+// --quiet: no progress display at all.
+void set_quiet(bool quiet);
 
 class progress_bar {
  public:
