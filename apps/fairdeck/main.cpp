@@ -136,6 +136,9 @@ int main(int argc, char** argv) {
   using namespace fairdeck::cli;
   CLI::App app{"fairdeck: provably fair, unpredictable, fast and auditable card shuffling", "fairdeck"};
   app.require_subcommand(1);
+#ifndef FAIRDECK_VERSION
+#define FAIRDECK_VERSION "0.1.0"
+#endif
 #ifndef FAIRDECK_GIT_COMMIT
 #define FAIRDECK_GIT_COMMIT "unknown"
 #endif
