@@ -1,13 +1,17 @@
 // The audit's bottom line: expected verdicts, as_expected, one summary line, exit 0 exactly
 // when as expected, aligned columns, wrapped sentences, 0-based positions.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <unistd.h>
 
 #include "cli_runner.hpp"
 
@@ -103,4 +107,42 @@ TEST(AuditBottomLine, PositionsCountFromZeroLikeFairVerify) {
   const auto& e = j["audits"][0]["effect_size"];
   const std::string cell = e["card"].get<std::string>() + " at position " + std::to_string(e["position"].get<int>());
   EXPECT_NE(j["audits"][0]["summary"].get<std::string>().find(cell), std::string::npos) << j["audits"][0]["summary"];
+}
+
+TEST(AuditBottomLine, HtmlReportReadsOnPaper) {
+  char name[] = "/tmp/fairdeck_html_XXXXXX";
+  const int fd = ::mkstemp(name);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  const auto r = run_cli(std::string("audit --algorithm fisher-yates --algorithm naive --trials 20000 --seed 3 --html ") + name);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream f(name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string html = ss.str();
+  std::remove(name);
+  EXPECT_EQ(html.find("<1e"), std::string::npos) << "every '<' in text is escaped";
+  EXPECT_NE(html.find("<td class=\"num\">&lt;1e-300</td>"), std::string::npos);  // p-values never wrap
+  EXPECT_NE(html.find("2 pairs: every fair shuffle passed, every broken one was caught."), std::string::npos);
+  EXPECT_NE(html.find("<nav><b>Contents</b>"), std::string::npos);
+  EXPECT_NE(html.find("<details id=\"pair-0\"><summary>"), std::string::npos);       // fair, as expected: folded
+  EXPECT_NE(html.find("<details id=\"pair-1\" open><summary>"), std::string::npos);  // biased: open
+  EXPECT_NE(html.find(">Ac</text>"), std::string::npos);  // printed tick labels, not only hover titles
+  EXPECT_NE(html.find("text-anchor=\"end\">+"), std::string::npos);  // bar charts' y axis
+  EXPECT_NE(html.find("(top = 0)"), std::string::npos);
+
+  char in_name[] = "/tmp/fairdeck_html_in_XXXXXX";
+  const int ifd = ::mkstemp(in_name);
+  ASSERT_GE(ifd, 0);
+  ::close(ifd);
+  std::string decks;
+  for (int i = 0; i < 400; ++i) decks += (i % 2 ? "2 0 1\n" : "1 2 0\n");
+  const auto in = run_cli(std::string("audit --input - --html ") + in_name, decks);
+  EXPECT_EQ(in.exit_code, 3);
+  std::ifstream g(in_name);
+  std::stringstream gs;
+  gs << g.rdbuf();
+  std::remove(in_name);
+  EXPECT_NE(gs.str().find("the decks from stdin"), std::string::npos);
+  EXPECT_EQ(gs.str().find("stdin is BIASED"), std::string::npos);
 }

@@ -44,16 +44,28 @@ std::string ratio_colour(double ratio) {
 std::string heat_map(const stats::audit_result& r) {
   const std::size_t n = r.counts.n;
   const std::size_t block = (n + 103) / 104, cells = (n + block - 1) / block;
-  const double side = 416, cell = side / static_cast<double>(cells), margin = 36;
+  const double side = 416, cell = side / static_cast<double>(cells), margin = 36, top = 30;
   const double expected = static_cast<double>(r.counts.trials) / static_cast<double>(n);
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
       "aria-label=\"position by card heat map\">\n",
-      side + margin + 8, side + margin + 44);
+      side + margin + 8, side + margin + top + 44);
   svg += fmt::format("<text x=\"{}\" y=\"12\" class=\"axis\">card (canonical order) &#8594;</text>\n", margin);
   svg += fmt::format("<text x=\"10\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 10 {})\">&#8592; position (top = 0)</text>\n",
-                     margin + side, margin + side);
-  svg += fmt::format("<g transform=\"translate({},{})\">\n", margin, margin - 14);
+                     margin + side + top, margin + side + top);
+  svg += fmt::format("<g transform=\"translate({},{})\">\n", margin, margin - 14 + top);
+  // Tick labels, printed (not only hover titles): cards along the top, positions down the side.
+  const std::size_t card_every = cells <= 52 ? 1 : cells / 26;
+  for (std::size_t bc = 0; bc < cells; bc += card_every) {
+    const double x = (static_cast<double>(bc) + 0.5) * cell;
+    svg += fmt::format("<text class=\"tick small\" transform=\"translate({:.2f},-3) rotate(-90)\">{}</text>", x + 2.5,
+                       escape(format_card(r.cards[bc * block], r.deck)));
+  }
+  const std::size_t pos_every = std::max<std::size_t>(1, (cells + 12) / 13);
+  for (std::size_t bp = 0; bp < cells; bp += pos_every)
+    svg += fmt::format("<text class=\"tick small\" x=\"-3\" y=\"{:.2f}\" text-anchor=\"end\">{}</text>",
+                       (static_cast<double>(bp) + 0.5) * cell + 3, bp * block);
+  svg += '\n';
   for (std::size_t bp = 0; bp < cells; ++bp)
     for (std::size_t bc = 0; bc < cells; ++bc) {
       double sum = 0, count = 0;
@@ -70,7 +82,7 @@ std::string heat_map(const stats::audit_result& r) {
     }
   svg += fmt::format("<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{0}\" fill=\"none\" stroke=\"#888\"/>\n</g>\n", side);
   // Legend: 0.5x .. 1x .. 2x.
-  const double ly = side + margin + 2, lw = 240;
+  const double ly = side + margin + top + 2, lw = 240;
   for (int i = 0; i < 48; ++i) {
     const double v = -1 + 2.0 * (i + 0.5) / 48;
     svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.2f}\" height=\"10\" fill=\"{}\"/>", margin + i * lw / 48, ly,
@@ -105,11 +117,20 @@ std::string bars(const stats::audit_result& r, const std::string& title, auto la
     dev = std::max({dev, std::abs(ratio.back() - 1), noise.back()});
   }
   dev *= 1.1;
-  const double w = 416, h = 120, bw = w / static_cast<double>(order.size()), mid = 16 + h / 2;
+  const double w = 376, h = 120, bw = w / static_cast<double>(order.size()), mid = 16 + h / 2, left = 48;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">\n"
       "<text x=\"0\" y=\"11\" class=\"axis\">{2}: observed/expected, &#177;{3:.1f}% (grey: fair &#177;2 SE)</text>\n",
-      w + 2, h + 40, escape(title), 100 * dev);
+      w + left + 2, h + 40, escape(title), 100 * dev);
+  // y axis: ticks at -dev, 0 and +dev (as percent off expected)
+  for (const double f : {-1.0, 0.0, 1.0}) {
+    const double y = mid - f * (h / 2) / 1.0;
+    svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.2f}\" y2=\"{2:.2f}\" stroke=\"#888\"/>"
+                       "<text x=\"{3}\" y=\"{4:.2f}\" class=\"tick\" text-anchor=\"end\">{5}</text>\n",
+                       left - 4, left, y, left - 6, y + 4, f == 0 ? std::string("1") : fmt::format("{:+.1f}%", 100 * f * dev));
+  }
+  svg += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"16\" y2=\"{1}\" stroke=\"#888\"/>\n<g transform=\"translate({0},0)\">\n",
+                     left, 16 + h);
   for (std::size_t i = 0; i < order.size(); ++i) {
     const double y = (ratio[i] - 1) / dev * (h / 2), band = noise[i] / dev * (h / 2);
     svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"#ddd\"/>",
@@ -123,7 +144,7 @@ std::string bars(const stats::audit_result& r, const std::string& title, auto la
                          i == 0 && order.size() > 16 ? "start" : "middle", escape(order[i]));
     svg += '\n';
   }
-  svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n</svg>\n", w, mid, mid);
+  svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n</g></svg>\n", w, mid, mid);
   return svg;
 }
 
@@ -147,11 +168,19 @@ std::string rising_chart(const stats::audit_result& r) {
   }
   if (lo > hi || top <= 0) return {};
   const std::size_t bins = hi - lo + 1;
-  const double w = 416, h = 120, bw = w / static_cast<double>(bins), base = 16 + h;
+  const double w = 376, h = 120, bw = w / static_cast<double>(bins), base = 16 + h, left = 48;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">\n"
       "<text x=\"0\" y=\"11\" class=\"axis\">rising sequences per deal: share of deals (bars), uniform law (ticks)</text>\n",
-      w + 2, h + 40);
+      w + left + 2, h + 40);
+  for (const double f : {0.0, 0.5, 1.0}) {  // y axis: share of deals
+    const double y = base - f * h;
+    svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.2f}\" y2=\"{2:.2f}\" stroke=\"#888\"/>"
+                       "<text x=\"{3}\" y=\"{4:.2f}\" class=\"tick\" text-anchor=\"end\">{5:.0f}%</text>\n",
+                       left - 4, left, y, left - 6, y + 4, 100 * f * top);
+  }
+  svg += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"16\" y2=\"{1}\" stroke=\"#888\"/>\n<g transform=\"translate({0},0)\">\n",
+                     left, base);
   const std::size_t label_every = std::max<std::size_t>(1, (bins + 9) / 10);
   for (std::size_t b = 0; b < bins; ++b) {
     const std::size_t i = lo + b;
@@ -167,7 +196,7 @@ std::string rising_chart(const stats::audit_result& r) {
                          base + 16, i + 1);
     svg += '\n';
   }
-  svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n</svg>\n", w, base, base);
+  svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n</g></svg>\n", w, base, base);
   return svg;
 }
 
@@ -176,21 +205,29 @@ std::string test_table(const stats::audit_result& r) {
                   "<th>p-value</th><th>result</th></tr>\n";
   for (const auto& t : r.tests) {
     const char* result = t.skipped() ? "skipped" : *t.p_value < r.decision.threshold ? "FAIL" : "pass";
-    s += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}{}</td><td>{:.4g}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+    s += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}{}</td><td>{:.4g}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
                      result, escape(t.name), escape(t.description),
                      t.note.empty() ? "" : fmt::format("<br><small>{}</small>", escape(t.note)), t.statistic,
-                     t.df ? fmt::format("{:g}", *t.df) : "&#8211;", format_p(t.p_value), result);
+                     t.df ? fmt::format("{:g}", *t.df) : "&#8211;", escape(format_p(t.p_value)), result);
   }
   return s + "</table>\n";
 }
 
+std::string subject_of(const stats::audit_result& r, const audit_run_info& run) {
+  return run.source == "input" ? fmt::format("the decks from {}", r.engine) : fmt::format("{} with {}", r.algorithm, r.engine);
+}
+
 constexpr std::string_view style = R"(<style>
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 16px}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1040px;color:#222;padding:0 16px}
 h1{font-size:26px;margin-bottom:4px}h2{font-size:20px;margin-top:36px;border-top:1px solid #ddd;padding-top:16px}
 table{border-collapse:collapse;margin:10px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}.fair{color:#1a7f37;font-weight:600}.biased{color:#b2182b;font-weight:700}
 tr.FAIL td{background:#fde8e8}tr.skipped td{color:#888}.verdict{font-size:16px;background:#f8f8f8;padding:8px 12px;border-left:4px solid #888}
-.grid{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}.axis{font-size:12px;fill:#444}.tick{font-size:11px;fill:#444}
+.grid{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}figure{margin:0}
+td.num,.num{white-space:nowrap}.small{font-size:7px}nav ol{columns:2}details>summary{cursor:pointer}
+details{border-top:1px solid #ddd;margin-top:22px;padding-top:10px}
+details>summary h2{display:inline;border:0;margin:0;padding:0}figure.charts svg{display:block;margin-bottom:6px}
+.grid{flex-wrap:nowrap}@media (max-width:900px){.grid{flex-wrap:wrap}}@media print{details{display:block}}.axis{font-size:12px;fill:#444}.tick{font-size:11px;fill:#444}
 small{color:#666}
 </style>)";
 
@@ -203,29 +240,44 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
                      run.source == "input" ? "decks read from input" : "simulated deals from the canonical order",
                      run.alpha, run.seed ? fmt::format(" &#183; seed {}", *run.seed) : std::string(),
                      run.interrupted ? " &#183; <b>interrupted: partial counts</b>" : "");
-  out << "<table><tr><th>algorithm</th><th>engine</th><th>verdict</th><th>worst p</th><th>largest deviation (95% bounds)</th>"
-         "<th>deals</th></tr>\n";
-  for (const auto& r : results)
-    out << fmt::format("<tr><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{} ({})</td><td>{:.2f}% [{:.2f}%, {:.2f}%]</td>"
-                       "<td>{}</td></tr>\n",
-                       escape(r.algorithm), escape(r.engine), r.decision.biased ? "biased" : "fair",
-                       r.decision.biased ? "BIASED" : "fair", format_p(r.decision.worst_p), escape(r.decision.worst_test),
-                       100 * r.effect.max_deviation, 100 * r.effect.lower, 100 * r.effect.upper, r.counts.trials);
+  const bool catalogued =
+      std::any_of(results.begin(), results.end(), [](const auto& r) { return r.algorithm_fair.has_value(); });
+  out << fmt::format("<p class=\"verdict\"><b>{}</b></p>\n", escape(bottom_line(results)));
+  out << "<table><tr><th>algorithm</th><th>engine</th><th>verdict</th>" << (catalogued ? "<th>expected</th>" : "")
+      << "<th>worst p</th><th>largest deviation (95% bounds)</th><th>deals</th></tr>\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    out << fmt::format("<tr><td><a href=\"#pair-{}\">{}</a></td><td>{}</td><td class=\"{}\">{}</td>{}<td class=\"num\">{} ({})</td>"
+                       "<td class=\"num\">{:.2f}% [{:.2f}%, {:.2f}%]</td><td class=\"num\">{}</td></tr>\n",
+                       i, escape(r.algorithm), escape(r.engine), r.decision.biased ? "biased" : "fair",
+                       r.decision.biased ? "BIASED" : "fair",
+                       catalogued ? fmt::format("<td>{}</td>", expected_verdict(r).value_or("&#8211;")) : std::string(),
+                       escape(format_p(r.decision.worst_p)), escape(r.decision.worst_test), 100 * r.effect.max_deviation,
+                       100 * r.effect.lower, 100 * r.effect.upper, r.counts.trials);
+  }
   out << "</table>\n";
-  for (const auto& r : results) {
-    const std::string subject = run.source == "input" ? fmt::format("decks from {}", r.engine)
-                                                      : fmt::format("{} with {}", r.algorithm, r.engine);
-    out << fmt::format("<h2>{}: <span class=\"{}\">{}</span></h2>\n<p class=\"verdict\">{}</p>\n",
-                       escape(subject), r.decision.biased ? "biased" : "fair",
+  if (results.size() > 1) {  // a short table of contents: the surprises first
+    out << "<nav><b>Contents</b> (fair pairs that behaved as expected are folded; click to open)<ol>\n";
+    for (std::size_t i = 0; i < results.size(); ++i)
+      out << fmt::format("<li><a href=\"#pair-{}\">{}</a>: {}{}</li>\n", i, escape(subject_of(results[i], run)),
+                         results[i].decision.biased ? "BIASED" : "fair", as_expected(results[i]) ? "" : " (not as expected)");
+    out << "</ol></nav>\n";
+  }
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    const bool open = r.decision.biased || !as_expected(r) || results.size() == 1;
+    out << fmt::format("<details id=\"pair-{}\"{}><summary><h2>{}: <span class=\"{}\">{}</span></h2></summary>\n"
+                       "<p class=\"verdict\">{}</p>\n",
+                       i, open ? " open" : "", escape(subject_of(r, run)), r.decision.biased ? "biased" : "fair",
                        r.decision.biased ? "BIASED" : "fair", escape(plain_verdict(r)));
-    out << "<div class=\"grid\"><figure>" << heat_map(r) << "</figure><figure>";
+    out << "<div class=\"grid\"><figure>" << heat_map(r) << "</figure><figure class=\"charts\">";
     out << bars(r, "first card", [&](card_t c) { return format_card(c, r.deck); });
     out << bars(r, "first suit", [&](card_t c) { return suit_label(c, r.deck); });
     out << bars(r, "first rank", [&](card_t c) { return rank_label(c, r.deck); });
     out << rising_chart(r);
-    out << "</figure></div>\n" << test_table(r);
+    out << "</figure></div>\n" << test_table(r) << "</details>\n";
   }
-  out << "<p><small>Heat map: row = position from the top, column = card in factory order; white = exactly 1/n of "
+  out << "<p><small>Heat map: row = position from the top (0 = top card), column = card in factory order; white = exactly 1/n of "
          "deals, red = more often, blue = less often (log scale, saturating at half and double). Methods: "
          "docs/audit.md.</small></p>\n</body></html>\n";
 }
