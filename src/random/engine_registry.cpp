@@ -91,6 +91,9 @@ engine_spec make_engine_spec(std::optional<std::string_view> name, std::optional
     os_entropy(std::as_writable_bytes(std::span(&fresh, 1)));
     spec.seed = limit ? fresh % limit : fresh;
   }
+  // ChaCha20 engines need libsodium, which needs OS entropy to initialise: fail here, before
+  // a front end prints anything about the run, with entropy_error naming the cause.
+  if (spec.id == engine_id::secure || spec.id == engine_id::chacha20) detail::prepare_sodium();
   return spec;
 }
 
