@@ -11,6 +11,7 @@
 #include "cli_runner.hpp"
 #include "fair_test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
+#include "sanitizer_build.hpp"
 
 namespace {
 
@@ -149,6 +150,7 @@ TEST(FairVerify, DeckFileTakesAThousandDeckShoe) {
 }
 
 TEST(FairSeedFile, DirectoryIsSyncedAfterTheFile) {
+  if (FAIRDECK_SLOW_BUILD) GTEST_SKIP() << "LD_PRELOAD shim tests are skipped under AddressSanitizer";
   temp_dir dir;
   const auto log = dir.path / "fsync.log";
   const std::string cmd = "env FAIRDECK_SHIM_FSYNC_LOG='" + log.string() + "' LD_PRELOAD='" FAIRDECK_NOENTROPY_SHIM "' '" +

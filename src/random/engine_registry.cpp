@@ -1,6 +1,7 @@
 #include "fairdeck/random/engine_registry.hpp"
 
 #include "fairdeck/random/os_entropy.hpp"
+#include "fairdeck/util/printable.hpp"
 
 #include <array>
 #include <bit>
@@ -60,7 +61,7 @@ engine_id parse_engine_name(std::string_view name) {
     if (e.name == name) return e.id;
   std::string names;
   for (const auto& e : catalog) names += fmt::format("{}{}", names.empty() ? "" : ", ", e.name);
-  throw std::invalid_argument(fmt::format("unknown engine '{}' (choose from {})", name, names));
+  throw std::invalid_argument(fmt::format("unknown engine '{}' (choose from {})", printable(name), names));
 }
 
 engine_spec make_engine_spec(std::optional<std::string_view> name, std::optional<std::uint64_t> seed,

@@ -227,7 +227,7 @@ seed_range parse_seed_range(std::string_view text, engine_id engine) {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
       throw std::invalid_argument(
-          fmt::format("--seeds '{}': '{}' is not a whole number (use A..B, day, all32 or all)", text, s));
+          fmt::format("--seeds '{}': '{}' is not a whole number (use A..B, day, all32 or all)", printable(text), printable(s)));
     return v;
   };
   const auto dots = text.find("..");
@@ -236,7 +236,7 @@ seed_range parse_seed_range(std::string_view text, engine_id engine) {
     return {v, v};
   }
   const seed_range r{number(text.substr(0, dots)), number(text.substr(dots + 2))};
-  if (r.first > r.last) throw std::invalid_argument(fmt::format("--seeds '{}': the range is empty (A > B)", text));
+  if (r.first > r.last) throw std::invalid_argument(fmt::format("--seeds '{}': the range is empty (A > B)", printable(text)));
   return r;
 }
 
