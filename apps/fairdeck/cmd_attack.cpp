@@ -36,31 +36,12 @@ struct attack_options {
   CLI::Option* seat_opt = nullptr;
 };
 
-// "0=Ah,1=Kd,20=7c" (spaces allowed around items).
 std::vector<known_card> parse_known(std::string_view text) {
-  std::vector<known_card> out;
-  while (!text.empty()) {
-    const auto comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw usage_error(fmt::format("--known: '{}' is not POSITION=CARD (e.g. 0=Ah)", item));
-    const std::string_view pos_text = item.substr(0, eq);
-    std::size_t pos = 0;
-    const auto [p, ec] = std::from_chars(pos_text.data(), pos_text.data() + pos_text.size(), pos);
-    if (pos_text.empty() || ec != std::errc{} || p != pos_text.data() + pos_text.size())
-      throw usage_error(fmt::format("--known: position '{}' in '{}' is not a whole number", pos_text, item));
-    try {
-      out.push_back({pos, parse_card(item.substr(eq + 1))});
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(fmt::format("--known: {}", e.what()));
-    }
+  try {
+    return parse_known_cards(text);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
   }
-  return out;
 }
 
 std::vector<card_t> parse_list(const std::string& text, const char* what, std::size_t want) {
@@ -103,19 +84,6 @@ std::vector<known_card> collect_known(const attack_options& o) {
   return known;
 }
 
-// "HH:MM:SS" or "HH:MM:SS.mmm" -> milliseconds since midnight.
-std::uint64_t parse_time_of_day(const std::string& text) {
-  unsigned h = 0, m = 0, sec = 0, ms = 0;
-  char tail = 0;
-  const int got = std::sscanf(text.c_str(), "%u:%u:%u.%3u%c", &h, &m, &sec, &ms, &tail);
-  if ((got != 3 && got != 4) || h > 23 || m > 59 || sec > 59)
-    throw usage_error(fmt::format("--around '{}' is not a time of day HH:MM:SS[.mmm]", text));
-  const auto dot = text.find('.');
-  if ((got == 3) != (dot == std::string::npos) || (dot != std::string::npos && text.size() - dot != 4))
-    throw usage_error(fmt::format("--around '{}' is not a time of day HH:MM:SS[.mmm]", text));
-  return ((std::uint64_t{h} * 60 + m) * 60 + sec) * 1000 + ms;
-}
-
 std::string time_of_day(std::uint64_t ms) {
   return fmt::format("{:02}:{:02}:{:02}.{:03}", ms / 3'600'000, ms / 60'000 % 60, ms / 1000 % 60, ms % 1000);
 }
@@ -124,7 +92,7 @@ int run_attack_cmd(const attack_options& o) {
   attack_spec spec;
   try {
     spec.engine = parse_engine_name(o.engine);
-    spec.algorithm = parse_shuffle_spec(o.algorithm).kind;
+    spec.algorithm = parse_attack_algorithm(o.algorithm);
     const seed_range range = parse_seed_range(o.seeds, spec.engine);
     spec.first_seed = range.first;
     spec.last_seed = range.last;
@@ -136,7 +104,13 @@ int run_attack_cmd(const attack_options& o) {
     // around it needs searching (the window stops at midnight on either side).
     if (o.seeds_opt->count()) throw usage_error("--around replaces --seeds; give one of them");
     if (!(o.window >= 0) || o.window > 86'400) throw usage_error("--window must be between 0 and 86400 seconds");
-    const std::uint64_t t = parse_time_of_day(o.around), w = static_cast<std::uint64_t>(o.window * 1000);
+    std::uint64_t t = 0;
+    try {
+      t = parse_time_of_day(o.around);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+    const std::uint64_t w = static_cast<std::uint64_t>(o.window * 1000);
     spec.first_seed = t > w ? t - w : 0;
     spec.last_seed = std::min(t + w, ms_per_day - 1);
   }
@@ -157,16 +131,18 @@ int run_attack_cmd(const attack_options& o) {
   }
   const format_options fo{o.unicode};
   const bool day_seeds = spec.engine == engine_id::delphi && spec.last_seed < ms_per_day;
-  const double expected = expected_false_matches(spec);
+  const attack_verdict verdict = judge(spec, r);
+  const double expected = verdict.expected_by_chance;
   const unsigned players = o.players_opt->count() ? o.players : 0;
 
   if (o.json) {
     nlohmann::json known = nlohmann::json::array();
     for (const auto& k : spec.known) known.push_back({{"position", k.position}, {"card", format_card(k.card, {}, fo)}});
-    nlohmann::json decks = nlohmann::json::array(), hands = nlohmann::json::array();
+    nlohmann::json decks = nlohmann::json::array(), hands = nlohmann::json::array(), candidates = nlohmann::json::array();
     for (std::uint64_t s : r.seeds) {
       const auto deck = deck_for_seed(spec.engine, spec.algorithm, s);
       decks.push_back(cards_json(deck, {}, fo));
+      candidates.push_back({{"seed", s}, {"likely_coincidence", verdict.likely_coincidence}, {"deck", decks.back()}});
       if (players) hands.push_back(holdem_json(deal_holdem(deck, players), {}, fo));
     }
     nlohmann::json j{{"engine", {{"name", info(spec.engine).name}, {"secure", false}, {"seed_bits", info(spec.engine).seed_bits}}},
@@ -177,6 +153,11 @@ int run_attack_cmd(const attack_options& o) {
                      {"complete", r.complete},
                      {"matches", r.matches},
                      {"expected_false_matches", expected},
+                     {"expected_by_chance", expected},
+                     {"likely_coincidence", verdict.likely_coincidence},
+                     {"confident", verdict.confident},
+                     {"verdict", verdict.advice},
+                     {"candidates", candidates},
                      {"seconds", r.seconds},
                      {"seeds_per_second", r.seeds_per_second()},
                      {"threads", r.threads},
@@ -202,14 +183,17 @@ int run_attack_cmd(const attack_options& o) {
                r.complete ? "" : " -- INTERRUPTED, partial result");
     fmt::print("{} matching seed{} (expected by chance: {:.3g}){}\n", r.matches, r.matches == 1 ? "" : "s", expected,
                r.matches > r.seeds.size() ? fmt::format("; showing the lowest {}", r.seeds.size()) : "");
+    fmt::print("{}{}\n", verdict.confident ? "" : "NOT RECOVERED: ", verdict.advice);
     for (std::uint64_t s : r.seeds) {
       const auto deck = deck_for_seed(spec.engine, spec.algorithm, s);
-      fmt::print("\nseed {}{}\n  deck: {}\n", s, day_seeds ? fmt::format(" (Randomize at {})", time_of_day(s)) : "",
-                 format_cards(deck, {}, fo));
+      fmt::print("\nseed {}{}{}\n  deck: {}\n", s, day_seeds ? fmt::format(" (Randomize at {})", time_of_day(s)) : "",
+                 verdict.likely_coincidence ? " -- likely a coincidence" : "", format_cards(deck, {}, fo));
       if (players) print_holdem(deal_holdem(deck, players), {}, fo, 2);
     }
   }
-  return r.complete ? 0 : 130;
+  // 0 only for a confident recovery; 4: no match, several, or matches chance explains.
+  if (!r.complete) return 130;
+  return verdict.confident ? 0 : 4;
 }
 
 void setup(CLI::App& app, int& exit_code) {

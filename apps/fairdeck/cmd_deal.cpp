@@ -5,6 +5,7 @@
 
 #include "card_output.hpp"
 #include "command.hpp"
+#include "fairdeck/shuffle/fairness.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "options.hpp"
 
@@ -35,8 +36,8 @@ int run_deal(const deal_options& o) {
   const engine_spec eng = o.engine.resolve();
   auto deck = make_deck(spec);
   visit_engine(eng, 0, [&](auto& e) { apply_shuffle(algo, deck, e); });
-  if (!algo.fair())
-    fmt::print(stderr, "fairdeck: warning: algorithm {} is biased; use it only to study bias\n", algo.name());
+  if (const shuffle_fairness verdict = assess_fairness(algo, eng.id, deck.size()); !verdict.fair)
+    fmt::print(stderr, "fairdeck: warning: {}\n", verdict.warning);
   const format_options fo{o.unicode};
   if (o.json) {
     nlohmann::json j{{"decks", spec.decks}, {"jokers", spec.jokers}, {"algorithm", algo.name()},

@@ -2,7 +2,8 @@
 //   commit  new secret server seed -> file (0600, never overwritten); prints the commitment
 //   deal    the deck (and hold'em hands) for server seed + client seed + nonce
 //   reveal  prints the seed for publication once its deals are over
-//   verify  anyone re-derives the deal from the revealed seed and checks it
+//   verify  anyone re-derives the deal (or a whole sequence of deals, checking that the
+//           nonces are consecutive) from the revealed seed and checks it
 #include <memory>
 
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/provably_fair.hpp"
+#include "fairdeck/util/read_input.hpp"
 #include "options.hpp"
 #include "std_streams.hpp"
 
@@ -25,9 +27,14 @@ struct fair_options {
   std::string seed_file;
   std::string seed_hex;
   std::string commitment;
-  std::string client_seed;
+  std::vector<std::string> client_seeds;  // one per seat, in seat order
   std::string nonce;
   std::string deck_text;
+  std::string deck_file;
+  std::string deals;        // fair verify --deals FILE|-
+  std::string first_nonce;  // fair verify --first-nonce
+  CLI::Option* client_opt = nullptr;
+  CLI::Option* nonce_opt = nullptr;
   std::string game;
   unsigned hands = 0;
   unsigned cards = 0;
@@ -47,6 +54,16 @@ fair::server_seed load_seed(const std::string& path) {
   return seed;
 }
 
+// The hand's client seed from the seats' seeds (docs/provably-fair.md, "Several players").
+std::string hand_client_seed(const std::vector<std::string>& seats) {
+  if (seats.size() == 1) fair::validate_client_seed(seats.front());  // the single-seed messages
+  return fair::combine_client_seeds(seats);
+}
+
+// Largest deck text accepted: a 1000-deck shoe with jokers in the longest spelling.
+constexpr std::size_t max_deck_text_bytes = std::size_t{16} << 20;
+// Largest --deals input.
+constexpr std::size_t max_deals_bytes = std::size_t{256} << 20;
 
 int run_commit(const fair_options& o, bool out_given) {
   if (o.out == "-") throw usage_error("--out - would print the secret seed: give a file name");
@@ -83,22 +100,24 @@ int run_deal(const fair_options& o) {
   if (!game.holdem && o.players) throw usage_error("--players needs --game holdem");
   check_game(game, spec);
   const std::uint64_t nonce = fair::parse_nonce(o.nonce);
-  fair::validate_client_seed(o.client_seed);
+  const std::string client_seed = hand_client_seed(o.client_seeds);
   const auto seed = load_seed(o.seed_file);
   const std::string commitment = fair::commitment(seed);
-  const auto deck = fair::deal_deck(seed, o.client_seed, nonce, spec);
+  const auto deck = fair::deal_deck(seed, client_seed, nonce, spec);
   const format_options fo{o.unicode};
 
   if (o.json) {
     // The nonce is a string: it is the exact text hashed, and exact beyond 2^53.
-    nlohmann::json j{{"commitment", commitment}, {"client_seed", o.client_seed}, {"nonce", std::to_string(nonce)},
-                     {"decks", spec.decks},      {"jokers", spec.jokers},         {"n", deck.size()},
-                     {"cards", cards_json(deck, spec, fo)}};
+    nlohmann::json j{{"commitment", commitment}, {"client_seed", client_seed}, {"seat_seeds", o.client_seeds},
+                     {"nonce", std::to_string(nonce)}, {"decks", spec.decks}, {"jokers", spec.jokers},
+                     {"n", deck.size()}, {"cards", cards_json(deck, spec, fo)}};
     add_game_json(j, game, deck, spec, fo);
     print_json(j);
     return 0;
   }
-  fmt::print("Commitment:  {}\nClient seed: {}\nNonce:       {}\nDeck:        {}\n", commitment, o.client_seed, nonce,
+  for (std::size_t i = 0; o.client_seeds.size() > 1 && i < o.client_seeds.size(); ++i)
+    fmt::print("Seat seed {:>2}: {}\n", i + 1, o.client_seeds[i]);
+  fmt::print("Commitment:  {}\nClient seed: {}\nNonce:       {}\nDeck:        {}\n", commitment, client_seed, nonce,
              format_cards(deck, spec, fo));
   print_game(game, deck, spec, fo);
   return 0;
@@ -113,14 +132,23 @@ int run_reveal(const fair_options& o) {
   return 0;
 }
 
+int run_verify_deals(const fair_options& o);
+
 int run_verify(const fair_options& o) {
+  if (!o.deals.empty()) return run_verify_deals(o);
+  if (!o.client_opt->count() || !o.nonce_opt->count())
+    throw usage_error("fair verify needs --client-seed and --nonce (or --deals FILE for a sequence of deals)");
+  if (o.deck_text.empty() == o.deck_file.empty())
+    throw usage_error("fair verify needs the dealt deck: exactly one of --deck \"Ah Kd ...\" or --deck-file FILE|-");
   const deck_spec spec = o.deck.spec();
   const auto seed = fair::server_seed::from_hex(o.seed_hex);
   (void)fair::parse_hex32(o.commitment, "--commitment");  // report a malformed one as a usage error
   const std::uint64_t nonce = fair::parse_nonce(o.nonce);
-  fair::validate_client_seed(o.client_seed);
-  const auto claimed = fair::parse_faces(o.deck_text, spec);
-  const auto v = fair::verify(seed, o.commitment, o.client_seed, nonce, claimed, spec);
+  const std::string client_seed = hand_client_seed(o.client_seeds);
+  const std::string deck_text =
+      o.deck_file.empty() ? o.deck_text : read_input(o.deck_file, max_deck_text_bytes, "deck file");
+  const auto claimed = fair::parse_faces(deck_text, spec);
+  const auto v = fair::verify(seed, o.commitment, client_seed, nonce, claimed, spec);
   const auto lines = v.describe(spec);
   if (o.json) {
     nlohmann::json diff = nullptr;
@@ -142,13 +170,154 @@ int run_verify(const fair_options& o) {
   return v.ok() ? 0 : 1;
 }
 
+// One published deal of a --deals sequence, as 'fair deal --json' printed it.
+struct published_deal {
+  std::string commitment, client_seed;
+  std::vector<std::string> seat_seeds;
+  std::uint64_t nonce = 0;
+  deck_spec spec;
+  std::string cards;  // "Ah Kd ..."
+};
+
+published_deal parse_published_deal(const nlohmann::json& j, std::size_t number) {
+  const auto where = [&](std::string_view what) { return fmt::format("--deals: deal {}: {}", number, what); };
+  if (!j.is_object()) throw usage_error(where("not a JSON object (expected one 'fair deal --json' output)"));
+  published_deal d;
+  const auto text = [&](const char* key) {
+    if (!j.contains(key) || !j[key].is_string()) throw usage_error(where(fmt::format("missing string \"{}\"", key)));
+    return j[key].get<std::string>();
+  };
+  d.commitment = text("commitment");
+  d.client_seed = text("client_seed");
+  try {
+    d.nonce = fair::parse_nonce(text("nonce"));
+    fair::validate_client_seed(d.client_seed);
+  } catch (const fair::fair_input_error& e) {
+    throw usage_error(where(e.what()));
+  }
+  if (j.contains("seat_seeds")) {
+    if (!j["seat_seeds"].is_array()) throw usage_error(where("\"seat_seeds\" is not an array"));
+    for (const auto& s : j["seat_seeds"]) {
+      if (!s.is_string()) throw usage_error(where("\"seat_seeds\" holds a non-string"));
+      d.seat_seeds.push_back(s.get<std::string>());
+    }
+  }
+  for (const char* key : {"decks", "jokers"})
+    if (j.contains(key) && !j[key].is_number_unsigned()) throw usage_error(where(fmt::format("\"{}\" is not a count", key)));
+  d.spec.decks = j.value("decks", 1u);
+  d.spec.jokers = j.value("jokers", 0u);
+  try {
+    validate(d.spec);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(where(e.what()));
+  }
+  if (!j.contains("cards") || !j["cards"].is_array()) throw usage_error(where("missing array \"cards\""));
+  for (const auto& c : j["cards"]) {
+    if (!c.is_string()) throw usage_error(where("\"cards\" holds a non-string"));
+    d.cards += c.get<std::string>();
+    d.cards += ' ';
+  }
+  return d;
+}
+
+// --deals input: one JSON object per line (blank lines skipped), or one JSON array.
+std::vector<nlohmann::json> parse_deals_input(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  try {
+    if (first != std::string::npos && text[first] == '[') {
+      const auto all = nlohmann::json::parse(text);
+      for (const auto& d : all) out.push_back(d);
+      return out;
+    }
+    std::size_t line_no = 0, start = 0;
+    while (start < text.size()) {
+      const auto end = std::min(text.find('\n', start), text.size());
+      const std::string_view line(text.data() + start, end - start);
+      ++line_no;
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
+        try {
+          out.push_back(nlohmann::json::parse(line));
+        } catch (const nlohmann::json::parse_error& e) {
+          throw usage_error(fmt::format("--deals: line {} is not JSON ({})", line_no, e.what()));
+        }
+      }
+      start = end + 1;
+    }
+  } catch (const nlohmann::json::parse_error& e) {
+    throw usage_error(fmt::format("--deals: not JSON ({})", e.what()));
+  }
+  return out;
+}
+
+int run_verify_deals(const fair_options& o) {
+  if (o.client_opt->count() || o.nonce_opt->count() || !o.deck_text.empty() || !o.deck_file.empty())
+    throw usage_error("--deals takes each deal's client seed, nonce and cards from the file: drop --client-seed, "
+                      "--nonce, --deck and --deck-file");
+  const auto seed = fair::server_seed::from_hex(o.seed_hex);
+  (void)fair::parse_hex32(o.commitment, "--commitment");
+  std::optional<std::uint64_t> first;
+  if (!o.first_nonce.empty()) first = fair::parse_nonce(o.first_nonce);
+  const auto records = parse_deals_input(read_input(o.deals, max_deals_bytes, "deals file"));
+  if (records.empty()) throw usage_error("--deals: no deals in the input");
+
+  std::vector<std::string> problems;
+  std::vector<std::uint64_t> nonces;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const published_deal d = parse_published_deal(records[i], i + 1);
+    nonces.push_back(d.nonce);
+    const auto prefix = fmt::format("deal {} (nonce {}): ", i + 1, d.nonce);
+    if (!d.seat_seeds.empty()) {
+      std::string derived;
+      try {
+        derived = fair::combine_client_seeds(d.seat_seeds);
+      } catch (const fair::fair_input_error& e) {
+        throw usage_error(fmt::format("--deals: deal {}: {}", i + 1, e.what()));
+      }
+      if (derived != d.client_seed)
+        problems.push_back(prefix + "client_seed is not the one derived from its seat_seeds (" + derived + ")");
+    }
+    if (fair::parse_hex32(d.commitment, fmt::format("--deals: deal {}: commitment", i + 1)) !=
+        fair::parse_hex32(o.commitment, "--commitment"))
+      problems.push_back(prefix + "published under another commitment (" + d.commitment + ")");
+    const auto claimed = fair::parse_faces(d.cards, d.spec);
+    const auto v = fair::verify(seed, o.commitment, d.client_seed, d.nonce, claimed, d.spec);
+    if (!v.ok())
+      for (const auto& line : v.describe(d.spec)) problems.push_back(prefix + line);
+  }
+  const auto gap = fair::nonce_sequence_problem(nonces, first);
+  if (gap) problems.push_back(*gap);
+  const bool ok = problems.empty();
+  if (o.json) {
+    print_json({{"verified", ok},
+                {"deals", records.size()},
+                {"first_nonce", std::to_string(nonces.front())},
+                {"last_nonce", std::to_string(nonces.back())},
+                {"nonces_contiguous", !gap},
+                {"problems", problems}});
+  } else if (ok) {
+    fmt::print("verified: {} deal{}, nonces {}..{} consecutive\n", records.size(), records.size() == 1 ? "" : "s",
+               nonces.front(), nonces.back());
+  } else {
+    for (const auto& line : problems) fmt::print("not verified: {}\n", line);
+  }
+  return ok ? 0 : 1;
+}
+
 void add_seed_file_option(CLI::App& cmd, fair_options& o) {
   cmd.add_option("--server-seed-file", o.seed_file, "File written by 'fair commit'")->required();
 }
 
-void add_deal_inputs(CLI::App& cmd, fair_options& o) {
-  cmd.add_option("--client-seed", o.client_seed, "The player's seed (non-empty UTF-8, hashed as given)")->required();
-  cmd.add_option("--nonce", o.nonce, "Deal counter, decimal 0..2^64-1 without leading zeros")->required();
+void add_deal_inputs(CLI::App& cmd, fair_options& o, bool required) {
+  o.client_opt = cmd.add_option("--client-seed", o.client_seeds,
+                                "The player's seed (non-empty UTF-8, hashed as given); repeat once per seat, in seat "
+                                "order, to derive the hand's seed from all of them")
+                     ->allow_extra_args(false);
+  o.nonce_opt = cmd.add_option("--nonce", o.nonce, "Deal counter, decimal 0..2^64-1 without leading zeros");
+  if (required) {
+    o.client_opt->required();
+    o.nonce_opt->required();
+  }
   add_deck_options(cmd, o.deck);
 }
 
@@ -165,7 +334,7 @@ void setup(CLI::App& app, int& exit_code) {
 
   auto* deal = fair->add_subcommand("deal", "Deal the deck for a server seed, client seed and nonce");
   add_seed_file_option(*deal, *o);
-  add_deal_inputs(*deal, *o);
+  add_deal_inputs(*deal, *o, true);
   deal->add_option("--game", o->game, "Also deal a game: holdem");
   deal->add_option("--players", o->players, "Hold'em players (2..22)");
   deal->add_option("--hands", o->hands, "Or deal H hands round the table (with --cards)");
@@ -182,8 +351,14 @@ void setup(CLI::App& app, int& exit_code) {
   auto* verify = fair->add_subcommand("verify", "Check a published deal against the revealed seed: exit 0 if verified");
   verify->add_option("--server-seed", o->seed_hex, "Revealed server seed (64 hex digits)")->required();
   verify->add_option("--commitment", o->commitment, "Commitment published before the deal (64 hex digits)")->required();
-  add_deal_inputs(*verify, *o);
-  verify->add_option("--deck", o->deck_text, "The deck as dealt, top card first: \"Ah Kd ...\"")->required();
+  add_deal_inputs(*verify, *o, false);
+  verify->add_option("--deck", o->deck_text, "The deck as dealt, top card first: \"Ah Kd ...\"");
+  verify->add_option("--deck-file", o->deck_file, "Read the dealt deck from FILE ('-': stdin), for shoes too big for "
+                                                  "the command line");
+  verify->add_option("--deals", o->deals,
+                     "Verify a sequence of deals instead: FILE ('-': stdin) with one 'fair deal --json' object per "
+                     "line, or a JSON array; also checks that the nonces are consecutive");
+  verify->add_option("--first-nonce", o->first_nonce, "With --deals: the nonce the sequence must start at");
   verify->add_flag("--json", o->json, "Machine-readable output (docs/cli-fair.md)");
   verify->callback([o, &exit_code] { exit_code = run_verify(*o); });
 }

@@ -5,6 +5,7 @@
 
 #include "card_output.hpp"
 #include "command.hpp"
+#include "fairdeck/shuffle/fairness.hpp"
 #include "options.hpp"
 
 namespace fairdeck::cli {
@@ -25,12 +26,12 @@ int run_shuffle(const shuffle_options& o) {
   const engine_spec eng = o.engine.resolve();
   auto deck = make_deck(spec);
   visit_engine(eng, 0, [&](auto& e) { apply_shuffle(algo, deck, e); });
-  if (!algo.fair())
-    fmt::print(stderr, "fairdeck: warning: algorithm {} is biased; use it only to study bias\n", algo.name());
+  const shuffle_fairness verdict = assess_fairness(algo, eng.id, deck.size());
+  if (!verdict.fair) fmt::print(stderr, "fairdeck: warning: {}\n", verdict.warning);
 
   if (o.json) {
     print_json({{"decks", spec.decks}, {"jokers", spec.jokers}, {"n", deck.size()}, {"algorithm", algo.name()},
-                {"fair", algo.fair()}, {"engine", engine_json(eng)}, {"cards", cards_json(deck, spec, {o.unicode})}, {"indices", deck}});
+                {"fair", verdict.fair}, {"engine", engine_json(eng)}, {"cards", cards_json(deck, spec, {o.unicode})}, {"indices", deck}});
   } else if (o.indices) {
     fmt::print("{}\n", fmt::join(deck, " "));
   } else {

@@ -34,6 +34,10 @@ void add_engine_options(CLI::App& cmd, engine_options& o, bool with_key) {
   if (with_key) {
     o.key_opt = cmd.add_option("--key", o.key, "ChaCha20 key, 64 hex digits (engine chacha20)");
     o.key_opt->excludes(o.seed_opt);
+    o.key_file_opt = cmd.add_option("--key-file", o.key_file,
+                                    "Read the ChaCha20 key (64 hex digits) from FILE ('-': stdin): unlike --key, it "
+                                    "stays out of the process list");
+    o.key_file_opt->excludes(o.seed_opt)->excludes(o.key_opt);
   }
 }
 
@@ -43,18 +47,27 @@ engine_spec engine_options::resolve() const {
   if (engine_opt && engine_opt->count()) name = engine;
   if (seed_opt && seed_opt->count()) s = seed;
   if (key_opt && key_opt->count()) key_hex = key;
+  std::string file_key_hex;
   engine_spec spec;
   try {
+    if (key_file_opt && key_file_opt->count()) {
+      file_key_hex = key_to_hex(read_key_file(key_file));
+      key_hex = file_key_hex;
+    }
     spec = make_engine_spec(name, s, key_hex);
   } catch (const std::invalid_argument& e) {
+    detail::secure_wipe(file_key_hex.data(), file_key_hex.size());
     throw usage_error(e.what());
   }
+  detail::secure_wipe(file_key_hex.data(), file_key_hex.size());
   const auto& inf = info(spec.id);
   if (s)
     std::fprintf(stderr, "fairdeck: note: --seed %llu makes this run reproducible and therefore not secure (engine %.*s)\n",
                  static_cast<unsigned long long>(*s), static_cast<int>(inf.name.size()), inf.name.data());
   else if (key_hex)
-    std::fprintf(stderr, "fairdeck: note: --key makes this run reproducible; it is secure only while the key stays secret\n");
+    std::fprintf(stderr, "fairdeck: note: %s makes this run reproducible; it is secure only while the key stays secret%s\n",
+                 file_key_hex.empty() ? "--key" : "--key-file",
+                 file_key_hex.empty() ? " (--key-file keeps it out of the process list)" : "");
   else if (spec.reproducible())
     std::fprintf(stderr, "fairdeck: note: engine %.*s seeded from OS entropy with --seed %llu (not secure)\n",
                  static_cast<int>(inf.name.size()), inf.name.data(), static_cast<unsigned long long>(spec.seed));

@@ -24,7 +24,9 @@ struct engine_options {
   std::string engine;
   std::uint64_t seed = 0;
   std::string key;
+  std::string key_file;
   CLI::Option* engine_opt = nullptr;
+  CLI::Option* key_file_opt = nullptr;
   CLI::Option* seed_opt = nullptr;
   CLI::Option* key_opt = nullptr;
   // Validated spec; prints the one-line "reproducible, not secure" notice on stderr.

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "fairdeck/util/printable.hpp"
+
 namespace fairdeck {
 namespace {
 
@@ -40,7 +42,8 @@ int parse_suit(std::string_view t) {
 }
 
 [[noreturn]] void bad_token(std::string_view token, std::string_view why) {
-  throw card_parse_error(fmt::format("invalid card '{}': {}", token, why));
+  // The token is user text: escaped, so ESC/BEL sequences never reach the terminal.
+  throw card_parse_error(fmt::format("invalid card '{}': {}", printable(token), why));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "fairdeck/random/engine_registry.hpp"
 
 #include "fairdeck/random/os_entropy.hpp"
+#include "fairdeck/util/printable.hpp"
 
 #include <array>
 #include <bit>
@@ -60,7 +61,7 @@ engine_id parse_engine_name(std::string_view name) {
     if (e.name == name) return e.id;
   std::string names;
   for (const auto& e : catalog) names += fmt::format("{}{}", names.empty() ? "" : ", ", e.name);
-  throw std::invalid_argument(fmt::format("unknown engine '{}' (choose from {})", name, names));
+  throw std::invalid_argument(fmt::format("unknown engine '{}' (choose from {})", printable(name), names));
 }
 
 engine_spec make_engine_spec(std::optional<std::string_view> name, std::optional<std::uint64_t> seed,
@@ -91,6 +92,9 @@ engine_spec make_engine_spec(std::optional<std::string_view> name, std::optional
     os_entropy(std::as_writable_bytes(std::span(&fresh, 1)));
     spec.seed = limit ? fresh % limit : fresh;
   }
+  // ChaCha20 engines need libsodium, which needs OS entropy to initialise: fail here, before
+  // a front end prints anything about the run, with entropy_error naming the cause.
+  if (spec.id == engine_id::secure || spec.id == engine_id::chacha20) detail::prepare_sodium();
   return spec;
 }
 

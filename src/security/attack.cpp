@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/security/internal/attack_kernel.hpp"
+#include "fairdeck/util/printable.hpp"
 
 namespace fairdeck {
 namespace {
@@ -226,7 +227,7 @@ seed_range parse_seed_range(std::string_view text, engine_id engine) {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
       throw std::invalid_argument(
-          fmt::format("--seeds '{}': '{}' is not a whole number (use A..B, day, all32 or all)", text, s));
+          fmt::format("--seeds '{}': '{}' is not a whole number (use A..B, day, all32 or all)", printable(text), printable(s)));
     return v;
   };
   const auto dots = text.find("..");
@@ -235,8 +236,92 @@ seed_range parse_seed_range(std::string_view text, engine_id engine) {
     return {v, v};
   }
   const seed_range r{number(text.substr(0, dots)), number(text.substr(dots + 2))};
-  if (r.first > r.last) throw std::invalid_argument(fmt::format("--seeds '{}': the range is empty (A > B)", text));
+  if (r.first > r.last) throw std::invalid_argument(fmt::format("--seeds '{}': the range is empty (A > B)", printable(text)));
   return r;
+}
+
+attack_verdict judge(const attack_spec& spec, const attack_result& result) {
+  attack_verdict v;
+  v.expected_by_chance = expected_false_matches(spec);
+  v.likely_coincidence = v.expected_by_chance >= coincidence_threshold;
+  v.confident = result.complete && result.matches == 1 && !v.likely_coincidence;
+  if (!result.complete)
+    v.advice = "search interrupted: the result is partial";
+  else if (v.likely_coincidence && result.matches > 0)
+    v.advice = fmt::format("{} expected by chance with {} known card{}: the match{} may be a coincidence; add a known card",
+                           fmt::format("{:.3g} match{}", v.expected_by_chance, v.expected_by_chance == 1 ? "" : "es"),
+                           spec.known.size(), spec.known.size() == 1 ? "" : "s", result.matches == 1 ? "" : "es");
+  else if (v.likely_coincidence)
+    v.advice = fmt::format("no seed fits, but {:.3g} chance matches were expected: too few known cards to rule "
+                           "this generator out; add a known card",
+                           v.expected_by_chance);
+  else if (result.matches == 0)
+    v.advice = "no seed in the range fits: the deck was not shuffled by this engine and algorithm with a seed in "
+               "this range";
+  else if (result.matches > 1)
+    v.advice = fmt::format("{} seeds fit: add a known card to tell them apart", result.matches);
+  else
+    v.advice = fmt::format("one seed fits and {:.3g} chance matches were expected: deck recovered",
+                           v.expected_by_chance);
+  return v;
+}
+
+std::vector<known_card> parse_known_cards(std::string_view text) {
+  std::vector<known_card> out;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos)
+      throw std::invalid_argument(fmt::format("--known: '{}' is not POSITION=CARD (e.g. 0=Ah)", printable(item)));
+    const std::string_view pos_text = item.substr(0, eq);
+    std::size_t pos = 0;
+    const auto [p, ec] = std::from_chars(pos_text.data(), pos_text.data() + pos_text.size(), pos);
+    if (pos_text.empty() || ec != std::errc{} || p != pos_text.data() + pos_text.size())
+      throw std::invalid_argument(fmt::format("--known: position '{}' in '{}' is not a whole number",
+                                              printable(pos_text), printable(item)));
+    try {
+      out.push_back({pos, parse_card(item.substr(eq + 1))});
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("--known: {}", e.what()));
+    }
+  }
+  return out;
+}
+
+std::uint64_t parse_time_of_day(std::string_view text) {
+  // HH:MM:SS[.mmm], exactly two digits per field and three for milliseconds.
+  const auto bad = [&] {
+    return std::invalid_argument(fmt::format("--around '{}' is not a time of day HH:MM:SS[.mmm]", printable(text)));
+  };
+  if (text.size() != 8 && text.size() != 12) throw bad();
+  const auto digits = [&](std::size_t at, std::size_t n) {
+    unsigned v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') throw bad();
+      v = v * 10 + static_cast<unsigned>(text[i] - '0');
+    }
+    return v;
+  };
+  if (text[2] != ':' || text[5] != ':' || (text.size() == 12 && text[8] != '.')) throw bad();
+  const unsigned h = digits(0, 2), m = digits(3, 2), sec = digits(6, 2), ms = text.size() == 12 ? digits(9, 3) : 0;
+  if (h > 23 || m > 59 || sec > 59) throw bad();
+  return ((std::uint64_t{h} * 60 + m) * 60 + sec) * 1000 + ms;
+}
+
+shuffle_kind parse_attack_algorithm(std::string_view text) {
+  const shuffle_spec spec = parse_shuffle_spec(text);
+  if (!spec.then.empty())
+    throw std::invalid_argument(fmt::format(
+        "attack replays one shuffle loop (asf1999, naive or fisher-yates), not the composition '{}'", printable(text)));
+  if (spec.kind != shuffle_kind::asf1999 && spec.kind != shuffle_kind::naive && spec.kind != shuffle_kind::fisher_yates)
+    throw std::invalid_argument(
+        fmt::format("attack supports the algorithms asf1999, naive and fisher-yates, not {}", spec.name()));
+  return spec.kind;
 }
 
 }  // namespace fairdeck

@@ -10,11 +10,9 @@
 #include "fairdeck/random/os_entropy.hpp"
 
 namespace fairdeck::fair {
+// SHA-256, HMAC-SHA256 and hex need no sodium_init() (which aborts without OS entropy), so
+// verifying a deal works even on a machine that has none.
 namespace {
-
-void ensure_sodium() {
-  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
-}
 
 std::string to_hex(std::span<const std::uint8_t> bytes) {
   std::string out(bytes.size() * 2 + 1, '\0');
@@ -47,7 +45,6 @@ server_seed::~server_seed() { detail::secure_wipe(bytes_.data(), bytes_.size());
 std::string server_seed::hex() const { return to_hex(bytes_); }
 
 std::string commitment(const server_seed& seed) {
-  ensure_sodium();
   digest h{};
   crypto_hash_sha256(h.data(), seed.bytes().data(), seed.bytes().size());
   return to_hex(h);
@@ -65,7 +62,6 @@ std::string combine_client_seeds(std::span<const std::string> seat_seeds) {
   if (seat_seeds.size() == 1) return seat_seeds.front();
   std::string message = "fairdeck-seats-v1:";
   for (const auto& s : seat_seeds) message += fmt::format("{}:{},", s.size(), s);
-  ensure_sodium();
   digest h{};
   crypto_hash_sha256(h.data(), reinterpret_cast<const unsigned char*>(message.data()), message.size());
   return to_hex(h);
@@ -78,7 +74,6 @@ word_stream::word_stream(const server_seed& seed, std::string_view client_seed, 
   static_assert(crypto_auth_hmacsha256_KEYBYTES == seed_bytes, "the seed is the whole HMAC key");
   static_assert(crypto_auth_hmacsha256_BYTES == digest_bytes);
   validate_client_seed(client_seed);
-  ensure_sodium();
   key_ = seed.bytes();  // copied only once nothing can throw, so the destructor always wipes it
 }
 
@@ -162,6 +157,25 @@ std::vector<std::string> verification::describe(const deck_spec& spec) const {
                                 *first_difference + 1, format_card(expected_card, spec),
                                 format_card(claimed_card, spec)));
   return lines;
+}
+
+std::optional<std::string> nonce_sequence_problem(std::span<const std::uint64_t> nonces,
+                                                  std::optional<std::uint64_t> first) {
+  if (nonces.empty()) return "no deals to check";
+  if (first && nonces[0] != *first)
+    return fmt::format("deal 1 has nonce {}, but the sequence must start at nonce {}{}", nonces[0], *first,
+                       nonces[0] > *first ? fmt::format(": nonces {}..{} are missing", *first, nonces[0] - 1) : "");
+  for (std::size_t i = 1; i < nonces.size(); ++i) {
+    const std::uint64_t prev = nonces[i - 1], cur = nonces[i];
+    if (prev != ~std::uint64_t{0} && cur == prev + 1) continue;
+    if (cur == prev) return fmt::format("nonce {} repeats (deals {} and {})", cur, i, i + 1);
+    if (cur > prev)
+      return fmt::format("nonce gap after deal {}: nonce {} follows nonce {}, so {} missing", i, cur, prev,
+                         cur - prev == 2 ? fmt::format("nonce {} is", prev + 1)
+                                         : fmt::format("nonces {}..{} are", prev + 1, cur - 1));
+    return fmt::format("nonces go backwards at deal {}: nonce {} follows nonce {}", i + 1, cur, prev);
+  }
+  return std::nullopt;
 }
 
 }  // namespace fairdeck::fair

@@ -12,24 +12,13 @@
 
 #include "fairdeck/random/chacha20.hpp"  // detail::secure_wipe
 #include "fairdeck/security/provably_fair.hpp"
+#include "fairdeck/util/printable.hpp"
 
 namespace fairdeck::fair {
 namespace {
 
-// User text for an error message: printable ASCII kept, the rest escaped, long text cut.
-std::string shown(std::string_view text) {
-  constexpr std::size_t max_shown = 40;
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < max_shown; ++i) {
-    const auto ch = static_cast<unsigned char>(text[i]);
-    if (ch >= 0x20 && ch < 0x7f)
-      out += static_cast<char>(ch);
-    else
-      out += fmt::format("\\x{:02x}", ch);
-  }
-  if (text.size() > max_shown) out += "...";
-  return out;
-}
+// User text for an error message: the one escaping rule (util/printable.hpp).
+std::string shown(std::string_view text) { return printable(text); }
 
 bool is_hex_digit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
@@ -168,6 +157,17 @@ void save_seed_file(const std::filesystem::path& path, const server_seed& seed) 
     ::unlink(path.c_str());
     fail_io("close", path, err);
   }
+  // The new directory entry is durable only once the directory itself is synced: without
+  // this a crash right after 'fair commit' can lose the seed of a published commitment.
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0 || ::fsync(dfd) != 0) {
+    const int err = errno;
+    if (dfd >= 0) ::close(dfd);
+    ::unlink(path.c_str());
+    fail_io("sync the directory of", path, err);
+  }
+  ::close(dfd);
 }
 
 server_seed create_seed_file(const std::filesystem::path& path) {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "fairdeck/util/printable.hpp"
+
 namespace fairdeck {
 namespace {
 
@@ -95,16 +97,19 @@ shuffle_step parse_step(std::string_view text, std::string_view whole) {
       if (!a.takes_param) throw std::invalid_argument(fmt::format("algorithm '{}' takes no ':' parameter", a.name));
       const auto [p, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), step.param);
       if (ec != std::errc{} || p != arg.data() + arg.size() || step.param == 0)
-        throw std::invalid_argument(fmt::format("algorithm '{}': '{}' is not a positive whole number", text, arg));
+        throw std::invalid_argument(
+            fmt::format("algorithm '{}': '{}' is not a positive whole number", printable(text), printable(arg)));
       if (a.max_param && step.param > a.max_param)
-        throw std::invalid_argument(fmt::format("algorithm '{}': {}:K needs K <= {}", text, a.name, a.max_param));
+        throw std::invalid_argument(fmt::format("algorithm '{}': {}:K needs K <= {}", printable(text), a.name, a.max_param));
     }
     return step;
   }
   std::string names;
   for (const auto& a : catalog) names += fmt::format("{}{}{}", names.empty() ? "" : ", ", a.name, a.takes_param ? "[:K]" : "");
-  if (text == whole) throw std::invalid_argument(fmt::format("unknown algorithm '{}' (choose from {})", text, names));
-  throw std::invalid_argument(fmt::format("unknown algorithm '{}' in '{}' (choose from {}, joined by '+')", text, whole, names));
+  if (text == whole)
+    throw std::invalid_argument(fmt::format("unknown algorithm '{}' (choose from {})", printable(text), names));
+  throw std::invalid_argument(fmt::format("unknown algorithm '{}' in '{}' (choose from {}, joined by '+')",
+                                          printable(text), printable(whole), names));
 }
 
 }  // namespace
@@ -116,9 +121,9 @@ shuffle_spec parse_shuffle_spec(std::string_view text) {
     const auto part = text.substr(start, plus == std::string_view::npos ? std::string_view::npos : plus - start);
     if (part.empty())
       throw std::invalid_argument(text.empty() ? std::string("empty algorithm name")
-                                               : fmt::format("algorithm '{}': empty step around '+'", text));
+                                               : fmt::format("algorithm '{}': empty step around '+'", printable(text)));
     if (steps.size() == max_steps)
-      throw std::invalid_argument(fmt::format("algorithm '{}': more than {} steps", text, max_steps));
+      throw std::invalid_argument(fmt::format("algorithm '{}': more than {} steps", printable(text), max_steps));
     steps.push_back(parse_step(part, text));
     if (plus == std::string_view::npos) break;
     start = plus + 1;

@@ -148,7 +148,7 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
   std::optional<chunk_counter> counter;
   std::vector<card_t> order;
   std::string line;
-  while (!rc.stopped() && std::getline(in, line)) {
+  while (!rc.stopped() && reader.read_line(in, line)) {
     if (!reader.parse_line(line, order)) continue;
     if (!counter) {
       r.counts = audit_counts(reader.cards().size());

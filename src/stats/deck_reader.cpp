@@ -59,6 +59,26 @@ deck_reader::deck_reader(deck_format format, deck_spec spec, std::optional<std::
     throw std::invalid_argument(fmt::format("deck size must be 2..{}, not {}", max_audit_cards, *cards));
 }
 
+bool deck_reader::read_line(std::istream& in, std::string& line) const {
+  static_assert(max_line_bytes >= 16 * max_audit_cards);
+  line.resize(max_line_bytes + 1);
+  in.getline(line.data(), static_cast<std::streamsize>(line.size()));  // stores at most max_line_bytes
+  const auto got = static_cast<std::size_t>(in.gcount());
+  if (in.fail() && !in.bad() && !in.eof() && got == max_line_bytes) {
+    throw deck_input_error(line_ + 1, fmt::format("line is longer than {} bytes (a {}-card deck fits in far less): "
+                                                  "not a deck, or no newlines in the input",
+                                                  max_line_bytes, max_audit_cards));
+  }
+  if (got == 0 && (in.eof() || in.fail())) {
+    line.clear();
+    return false;
+  }
+  // gcount counts the extracted newline too (none when the input ended first).
+  line.resize(in.eof() ? got : got - 1);
+  if (in.fail() && !in.bad()) in.clear(in.rdstate() & ~std::ios::failbit);
+  return true;
+}
+
 void deck_reader::fail(const std::string& what) const { throw deck_input_error(line_, what); }
 
 bool deck_reader::parse_line(std::string_view line, std::vector<card_t>& order) {

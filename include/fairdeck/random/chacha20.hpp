@@ -8,8 +8,20 @@
 //                   fast key erasure (Bernstein, "Fast-key-erasure random-number
 //                   generators", 2017): each refill replaces the key with the first 32 bytes
 //                   of its own output, and every output word is wiped as it is handed out,
-//                   so a later memory dump cannot reveal earlier deals. After fork() the
-//                   child re-keys from OS entropy before its next output.
+//                   so a later memory dump cannot reveal earlier deals.
+//  secure_random()  the calling thread's own secure_engine: the safe default for code that
+//                   just needs unpredictable cards.
+//
+// Threads: ONE ENGINE PER THREAD. No engine here is safe to share: two threads drawing from
+// one engine race on its buffer position and receive repeated or zeroed words. Give every
+// thread its own engine (secure_random() does), or guard a shared one with a mutex.
+//
+// Fork: a secure_engine keeps its key and buffer in an mmap'd page marked MADV_WIPEONFORK
+// (Linux >= 4.14), so a child made by ANY kind of fork -- fork(), vfork-less clone(), a raw
+// syscall(SYS_fork) that skips pthread_atfork -- sees a wiped page and re-keys from the OS
+// before its next output. Where the kernel refuses the advice, a pthread_atfork child
+// handler plus a getpid() check on every output catch the fork instead. Parent and child
+// never deal the same cards.
 #pragma once
 
 #include <array>
@@ -19,6 +31,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/types.h>
+
 namespace fairdeck {
 
 using chacha_key = std::array<std::uint8_t, 32>;
@@ -26,19 +40,46 @@ using chacha_key = std::array<std::uint8_t, 32>;
 // 64 hex digits (either case) -> key. Throws std::invalid_argument naming the problem.
 [[nodiscard]] chacha_key parse_key_hex(std::string_view hex);
 [[nodiscard]] std::string key_to_hex(const chacha_key& key);
+// A key file: 64 hex digits, optionally followed by a newline or other trailing whitespace
+// ("-": standard input). Keeps the key off the command line, where every user of the
+// machine can read it in the process list. Throws std::runtime_error when the file cannot be
+// read, std::invalid_argument (naming the file, never echoing its content) when it is not a
+// key. Buffers holding the key are wiped.
+[[nodiscard]] chacha_key read_key_file(std::string_view path);
 // A key for --seed runs: four SplitMix64(seed) outputs, little-endian. Not secret.
 [[nodiscard]] chacha_key key_from_seed(std::uint64_t seed) noexcept;
 
 namespace detail {
 inline constexpr std::size_t chacha_buffer_words = 128;  // 1 KiB of keystream per refill
 void secure_wipe(void* p, std::size_t n) noexcept;
-extern std::atomic<std::uint64_t> fork_generation;  // bumped in every forked child
+extern std::atomic<std::uint64_t> fork_generation;  // bumped in every forked child (atfork path)
+
+// A secure_engine's secrets, alone in one page of their own (mmap'd, MADV_WIPEONFORK and
+// MADV_DONTDUMP where the kernel allows). `live` is 1 while keyed: a forked child finds 0.
+struct secure_state {
+  std::array<std::uint64_t, chacha_buffer_words> buf;
+  chacha_key key;
+  std::size_t pos;
+  std::uint32_t live;
+  pid_t pid;                // fallback path: the process that keyed this state
+  std::uint64_t fork_gen;   // fallback path: fork_generation when keyed
+};
+
+// Tests only: make new secure engines use the atfork + pid fallback as if the kernel had
+// refused MADV_WIPEONFORK.
+void force_fork_fallback_for_testing(bool on) noexcept;
+
+// libsodium's sodium_init() aborts the process when the OS has no entropy. This probes OS
+// entropy first (throwing entropy_error, a clean one-line failure) and calls sodium_init()
+// only then; once it has succeeded it is a no-op.
+void prepare_sodium();
 }  // namespace detail
 
 class chacha20_engine {
  public:
   using result_type = std::uint64_t;
-  explicit chacha20_engine(const chacha_key& key, std::uint64_t stream = 0) noexcept;
+  // Throws entropy_error when the OS has no entropy (libsodium cannot initialise).
+  explicit chacha20_engine(const chacha_key& key, std::uint64_t stream = 0);
   ~chacha20_engine();
   chacha20_engine(const chacha20_engine&) = delete;
   chacha20_engine& operator=(const chacha20_engine&) = delete;
@@ -48,7 +89,7 @@ class chacha20_engine {
   static constexpr result_type min() noexcept { return 0; }
   static constexpr result_type max() noexcept { return ~result_type{0}; }
   result_type operator()() noexcept {
-    if (pos_ == buf_.size()) [[unlikely]] refill();
+    if (pos_ >= buf_.size()) [[unlikely]] refill();  // >=: never past the buffer
     return buf_[pos_++];
   }
 
@@ -74,19 +115,32 @@ class secure_engine {
   static constexpr result_type min() noexcept { return 0; }
   static constexpr result_type max() noexcept { return ~result_type{0}; }
   result_type operator()() {
-    if (pos_ == buf_.size() || fork_gen_ != detail::fork_generation.load(std::memory_order_relaxed)) [[unlikely]]
+    detail::secure_state* s = st_;
+    // >= rather than ==: a position past the end (a race the contract forbids, or memory
+    // corruption) refills instead of reading beyond the buffer.
+    if (!s || s->pos >= detail::chacha_buffer_words || s->live != 1 || (!wipe_on_fork_ && forked())) [[unlikely]] {
       refill();
-    const result_type v = buf_[pos_];
-    buf_[pos_++] = 0;  // forward secrecy for outputs already handed out
+      s = st_;
+    }
+    const result_type v = s->buf[s->pos];
+    s->buf[s->pos++] = 0;  // forward secrecy for outputs already handed out
     return v;
   }
+  // True when this engine's page is wiped in a forked child by the kernel (MADV_WIPEONFORK);
+  // false when it relies on the atfork handler and a pid check.
+  [[nodiscard]] bool wipes_on_fork() const noexcept { return wipe_on_fork_; }
 
  private:
+  [[nodiscard]] bool forked() const noexcept;  // fallback path only
   void refill();
-  chacha_key key_;
-  std::array<std::uint64_t, detail::chacha_buffer_words> buf_;
-  std::size_t pos_ = detail::chacha_buffer_words;
-  std::uint64_t fork_gen_ = 0;
+  void release() noexcept;
+  detail::secure_state* st_ = nullptr;
+  bool wipe_on_fork_ = false;
 };
+
+// The calling thread's secure engine, created (keyed from OS entropy) on first use and wiped
+// when the thread exits. Throws entropy_error when the OS has no entropy. Never hand the
+// reference to another thread.
+[[nodiscard]] secure_engine& secure_random();
 
 }  // namespace fairdeck

@@ -52,6 +52,8 @@ struct engine_spec {
 // Builds the spec the CLI asks for. A seed or key selects chacha20 when no engine is named;
 // `secure` refuses seeds; keys only fit chacha20; a legacy engine refuses a seed at or above
 // its seed_limit (e.g. 2^32 for srand's unsigned int). Throws std::invalid_argument.
+// Throws entropy_error when the engine needs OS entropy (a fresh seed, or ChaCha20 via
+// libsodium) and the OS has none.
 [[nodiscard]] engine_spec make_engine_spec(std::optional<std::string_view> name, std::optional<std::uint64_t> seed,
                                            std::optional<std::string_view> key_hex);
 
@@ -111,8 +113,9 @@ decltype(auto) visit_engine(const engine_spec& spec, std::uint64_t stream, F&& f
     case engine_id::secure:
       break;
   }
-  secure_engine e;
-  return f(e);
+  // The calling thread's own engine (one engine per thread, chacha20.hpp): every stream
+  // of a secure run is simply more of that thread's keystream.
+  return f(secure_random());
 }
 
 }  // namespace fairdeck

@@ -1,4 +1,5 @@
-// Operating-system entropy (libsodium's randombytes, i.e. getrandom(2) on Linux).
+// Operating-system entropy: getrandom(2), retried on EINTR; /dev/urandom only when the
+// kernel lacks getrandom (ENOSYS). Never time, PIDs or any other predictable fallback.
 #pragma once
 
 #include <cstddef>

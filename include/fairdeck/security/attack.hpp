@@ -76,4 +76,29 @@ struct seed_range {
 };
 [[nodiscard]] seed_range parse_seed_range(std::string_view text, engine_id engine);
 
+// ---- is a match a recovery? ----
+// With k known cards of an n-card deck, each wrong seed fits by chance with probability
+// 1/(n (n-1) ... (n-k+1)), so a range of N seeds yields expected_false_matches chance
+// matches. At or above this threshold any match is likely a coincidence (with the 1999
+// README's five cards over a day, 0.277: about one secure deck in four "recovers" a seed).
+inline constexpr double coincidence_threshold = 0.01;
+
+struct attack_verdict {
+  double expected_by_chance = 0;
+  bool likely_coincidence = false;  // expected_by_chance >= coincidence_threshold: every match is suspect
+  bool confident = false;           // exactly one match, complete search, chance matches unlikely
+  std::string advice;               // one line: what the result means / what to do next
+};
+[[nodiscard]] attack_verdict judge(const attack_spec& spec, const attack_result& result);
+
+// ---- parsers for the CLI (each throws std::invalid_argument naming the problem; user text
+// in messages is escaped, util/printable.hpp) ----
+// "0=Ah,1=Kd,20=7c" (spaces allowed around items; empty items skipped).
+[[nodiscard]] std::vector<known_card> parse_known_cards(std::string_view text);
+// "HH:MM:SS" or "HH:MM:SS.mmm" -> milliseconds since midnight (Delphi's Randomize seed).
+[[nodiscard]] std::uint64_t parse_time_of_day(std::string_view text);
+// One algorithm the attack can replay exactly: asf1999, naive or fisher-yates (aliases
+// allowed). Compositions ("a+b") and parameters are refused, never truncated to a first step.
+[[nodiscard]] shuffle_kind parse_attack_algorithm(std::string_view text);
+
 }  // namespace fairdeck

@@ -147,10 +147,18 @@ struct verification {
                                   std::string_view client_seed, std::uint64_t nonce, std::span<const card_t> claimed,
                                   const deck_spec& spec);
 
+// Deals published under one seed must carry consecutive nonces, none skipped and none
+// repeated (docs/provably-fair.md, "Nonce grinding"): a skipped nonce is a deal the operator
+// kept to itself. Returns one line naming the first gap or repeat (deals numbered from 1 in
+// the order given), or nothing. `first`: the nonce the sequence must start at, when known.
+[[nodiscard]] std::optional<std::string> nonce_sequence_problem(std::span<const std::uint64_t> nonces,
+                                                                std::optional<std::uint64_t> first = {});
+
 // ---- the server seed file: 64 lowercase hex digits and a newline ----
 // Creates `path` with mode 0600 (O_CREAT|O_EXCL: never overwrites, never follows a
 // symlink) and writes `seed`. Throws std::runtime_error naming the path; on failure
-// no partial file is left behind.
+// no partial file is left behind. The file and then its directory are fsync()ed before it
+// returns, so the seed of a published commitment survives a crash.
 void save_seed_file(const std::filesystem::path& path, const server_seed& seed);
 // save_seed_file with a fresh seed from OS entropy, which it returns.
 [[nodiscard]] server_seed create_seed_file(const std::filesystem::path& path);

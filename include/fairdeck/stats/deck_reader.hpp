@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -41,6 +42,16 @@ class deck_reader {
  public:
   // `cards`: required deck size (default: whatever the first deck holds, 2..max_audit_cards).
   deck_reader(deck_format format, deck_spec spec, std::optional<std::size_t> cards = {});
+
+  // The longest line accepted: the largest shoe an audit takes (max_audit_cards cards) at 16
+  // bytes per card ("10\u2660\uFE0F" is 8, plus separators) -- a fixed bound, so one endless
+  // line cannot grow memory without limit.
+  static constexpr std::size_t max_line_bytes = 16 * 2048;
+
+  // Reads the next line of `in` into `line` (without the newline), at most max_line_bytes.
+  // Returns false at the end of the input. Throws deck_input_error naming the line when it
+  // is longer.
+  bool read_line(std::istream& in, std::string& line) const;
 
   // Parses the next line (no newline). Returns false for a comment line. On success
   // `order` holds the deck top first as indices into cards(). Throws deck_input_error.

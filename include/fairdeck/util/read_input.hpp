@@ -1,0 +1,15 @@
+// Whole-file input for front ends: FILE, or "-" for standard input, with a size cap so a
+// huge or endless input fails with a message instead of growing memory without bound.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace fairdeck {
+
+// Reads all of `path` ("-": stdin). Throws std::runtime_error naming `what` and the path
+// when it cannot be read or holds more than max_bytes.
+[[nodiscard]] std::string read_input(std::string_view path, std::size_t max_bytes, std::string_view what);
+
+}  // namespace fairdeck

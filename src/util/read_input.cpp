@@ -1,0 +1,42 @@
+#include "fairdeck/util/read_input.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "fairdeck/util/printable.hpp"
+
+namespace fairdeck {
+
+std::string read_input(std::string_view path, std::size_t max_bytes, std::string_view what) {
+  const bool is_stdin = path == "-";
+  const std::string name = is_stdin ? std::string("standard input") : printable(path, 200);
+  const int fd = is_stdin ? STDIN_FILENO : ::open(std::string(path).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot open {} {}: {}", what, name, std::strerror(errno)));
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      if (!is_stdin) ::close(fd);
+      throw std::runtime_error(fmt::format("cannot read {} {}: {}", what, name, std::strerror(err)));
+    }
+    if (n == 0) break;
+    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
+      if (!is_stdin) ::close(fd);
+      throw std::runtime_error(fmt::format("{} {} is larger than {} bytes", what, name, max_bytes));
+    }
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  if (!is_stdin) ::close(fd);
+  return out;
+}
+
+}  // namespace fairdeck
