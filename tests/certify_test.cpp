@@ -192,6 +192,14 @@ TEST(CertifyBattery, KnownBadGeneratorsFail) {
     for (const auto& t : r) named |= t.name == test && t.result == fc::outcome::fail;
     EXPECT_TRUE(named) << fc::known_bad_catalog()[static_cast<std::size_t>(id)].name << " not caught by " << test;
   }
+  // glibc rand() % 52: the modulo bias (2.4e-8) is invisible, but the additive lagged
+  // Fibonacci recurrence (lags 3 and 31) shows in the gap test at 10^7 draws.
+  if (!FAIRDECK_SLOW_BUILD) {
+    fc::battery b(fc::known_bad_spec(fc::known_bad::glibc_mod52), fc::battery_settings::for_volume(10'000'000));
+    fc::feed_known_bad(fc::known_bad::glibc_mod52, 12345, 10'000'000, b);
+    auto r = b.results();
+    EXPECT_EQ(fc::decide(r).verdict, fc::outcome::fail);
+  }
   // std::minstd_rand's raw output (31-bit state): the 2-D birthday spacings see its lattice.
   const auto minstd = run_engine(engine_id::minstd, 3, n);
   bool birthday = false;

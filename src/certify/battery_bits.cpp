@@ -182,7 +182,7 @@ void lowbit_autocorrelation::results(std::vector<test_result>& out) const {
                        worst, worst_lag);
   r.effect = effect_kind::chi2;
   r.effect_n = static_cast<double>(done.pairs_[0]);
-  r.effect_unit = "low-bit correlation (w)";
+  r.effect_unit = "low-bit autocorrelation at one lag";
   out.push_back(std::move(r));
 }
 

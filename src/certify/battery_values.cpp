@@ -288,7 +288,7 @@ void value_tests::serial_result(std::vector<test_result>& out) const {
                        worst / std::sqrt(static_cast<double>(n_)));
   r.effect = effect_kind::chi2;
   r.effect_n = static_cast<double>(n_);
-  r.effect_unit = "correlation at one lag (w)";
+  r.effect_unit = "serial correlation at one lag";
   out.push_back(std::move(r));
 }
 

@@ -8,9 +8,9 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/non_central_chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
-#include <boost/math/special_functions/gamma.hpp>
 #include <fmt/format.h>
 
+#include "fairdeck/certify/null_laws.hpp"
 #include "fairdeck/shuffle/mixing.hpp"
 #include "fairdeck/stats/tests.hpp"
 
@@ -31,8 +31,7 @@ double normal_shift(double threshold) {
   return boost::math::quantile(boost::math::complement(z, threshold / 2)) + boost::math::quantile(z, power);
 }
 
-// P(Poisson(lambda) >= x) = P(x, lambda) (regularised lower gamma), x >= 1.
-double poisson_upper(double x, double lambda) { return x <= 0 ? 1.0 : boost::math::gamma_p(x, lambda); }
+double poisson_upper(double x, double lambda) { return poisson_upper_tail(x, lambda); }
 
 // Rate ratio lambda1 / lambda0 that a one-sided upper Poisson test at `threshold` detects
 // with 90% power.
@@ -56,9 +55,12 @@ void fill_effect(test_result& t, double threshold) {
       return;
     case effect_kind::chi2:
       e = std::sqrt(chi2_noncentrality(t.df.value_or(1), threshold) / t.effect_n);
-      t.effect_text = fmt::format("detects Cohen's w >= {:.3g} (w^2 = sum (p - p0)^2 / p0 over its bins) with 90% power",
-                                  e);
-      if (t.effect_unit.empty()) t.effect_unit = "Cohen's w";
+      if (t.effect_unit.empty()) {
+        t.effect_unit = "Cohen's w";
+        t.effect_text = fmt::format("detects Cohen's w >= {:.3g} (w^2 = sum (p - p0)^2 / p0 over its bins) with 90% power", e);
+      } else {
+        t.effect_text = fmt::format("detects {} >= {:.3g} with 90% power", t.effect_unit, e);
+      }
       break;
     case effect_kind::normal:
       e = t.effect_scale * normal_shift(threshold) / std::sqrt(t.effect_n);
