@@ -37,7 +37,8 @@ struct certify_options {
   double alpha = 0.01;
   std::string raw, scaled, input, hands, format = "auto", known_bad, html, report, sign;
   bool json = false;
-  CLI::Option *values_opt = nullptr, *bytes_opt = nullptr, *range_opt = nullptr, *max_opt = nullptr;
+  CLI::Option *values_opt = nullptr, *bytes_opt = nullptr, *range_opt = nullptr, *max_opt = nullptr,
+              *word_bits_opt = nullptr;
   // subcommands
   std::string keygen_prefix, verify_path, public_key;
   CLI::App *keygen = nullptr, *verify = nullptr;
@@ -125,7 +126,13 @@ certify::certify_plan make_plan(const certify_options& o) {
   }
   const bool engine_named = o.engine.engine_opt->count() || (o.engine.key_opt && o.engine.key_opt->count()) ||
                             (o.engine.seed_opt->count() && o.known_bad.empty());
-  if (engine_named || (!outside && !p.bad)) {
+  const bool engine_runs = engine_named || (!outside && !p.bad);
+  if (o.range_opt->count() && o.scaled.empty() && !engine_runs)
+    throw usage_error("--range applies to --scaled FILE or to an engine's draws");
+  if (o.word_bits_opt->count() && o.raw.empty()) throw usage_error("--word-bits applies only to --raw");
+  if ((o.values_opt->count() || o.bytes_opt->count()) && !engine_runs && !p.bad)
+    throw usage_error("--values/--bytes apply to an engine or --known-bad (use --max-values for files)");
+  if (engine_runs) {
     p.engine = o.engine.resolve();
     p.engine_range = (o.scaled.empty() && o.range_opt->count()) ? o.range : 0;
     const auto spec = p.engine_range ? certify::stream_spec::scaled(p.engine_range) : certify::engine_raw_spec(*p.engine);
@@ -212,7 +219,7 @@ void setup(CLI::App& app, int& exit_code) {
   o->bytes_opt = cmd->add_option("--bytes", o->bytes, "Or: bytes of raw engine output to test");
   o->range_opt = cmd->add_option("--range", o->range, "Scaled draws in [0, N): the engine's bounded draws, or --scaled's range");
   cmd->add_option("--raw", o->raw, "Test binary words from FILE ('-': stdin)");
-  cmd->add_option("--word-bits", o->word_bits, "Word size of --raw: 32 or 64 (little-endian)")->capture_default_str();
+  o->word_bits_opt = cmd->add_option("--word-bits", o->word_bits, "Word size of --raw: 32 or 64 (little-endian)")->capture_default_str();
   cmd->add_option("--scaled", o->scaled, "Test integers in [0, --range) from FILE ('-': stdin), one per line");
   cmd->add_option("--input", o->input, "Test decks from FILE ('-': stdin), one per line, as fairdeck audit --input");
   cmd->add_option("--format", o->format, "Deck format: auto, text or indices")->capture_default_str();
