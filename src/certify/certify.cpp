@@ -103,7 +103,7 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
     std::uint64_t expect = UINT64_MAX;
     if (o.record.source == "file") expect = std::filesystem::file_size(*p.raw_path) / (p.word_bits / 8);
     battery b(stream_spec::raw_words(p.word_bits), sized(p, std::min(expect, p.max_values)));
-    const std::uint64_t n = feed_raw(*o.in, p.word_bits, p.max_values, b, rc);
+    const std::uint64_t n = feed_raw(*o.in, p.word_bits, p.max_values, b, rc, expect == UINT64_MAX ? 0 : expect);
     o.record.description = fmt::format("{}-bit little-endian words", p.word_bits);
     o.record.volume = n;
     o.record.unit = "values";

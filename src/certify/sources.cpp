@@ -20,7 +20,8 @@ constexpr std::uint64_t progress_every = std::uint64_t{1} << 20;
 
 // Runs next(buffer) -> values written (0: end) into the battery with progress and stops.
 template <class Next>
-std::uint64_t pump(battery& b, std::uint64_t count, const run_control& rc, Next&& next) {
+std::uint64_t pump(battery& b, std::uint64_t count, const run_control& rc, Next&& next, std::uint64_t total = 0) {
+  if (total == 0 && count != UINT64_MAX) total = count;
   std::vector<std::uint64_t> buf(buffer_values);
   std::uint64_t done = 0, reported = 0;
   while (done < count && !rc.stopped()) {
@@ -30,7 +31,7 @@ std::uint64_t pump(battery& b, std::uint64_t count, const run_control& rc, Next&
     b.feed(std::span<const std::uint64_t>(buf.data(), got));
     done += got;
     if (done - reported >= progress_every) {
-      rc.progress(done, count == UINT64_MAX ? 0 : count);
+      rc.progress(done, total);
       reported = done;
     }
   }
@@ -96,7 +97,8 @@ std::uint64_t feed_engine(const engine_spec& engine, std::uint64_t range, std::u
   });
 }
 
-std::uint64_t feed_raw(std::istream& in, unsigned bits, std::uint64_t limit, battery& b, const run_control& rc) {
+std::uint64_t feed_raw(std::istream& in, unsigned bits, std::uint64_t limit, battery& b, const run_control& rc,
+                       std::uint64_t expected) {
   if (bits != 32 && bits != 64) throw std::invalid_argument(fmt::format("--word-bits must be 32 or 64, not {}", bits));
   const std::size_t width = bits / 8;
   std::vector<unsigned char> bytes;
@@ -115,7 +117,7 @@ std::uint64_t feed_raw(std::istream& in, unsigned bits, std::uint64_t limit, bat
       out[i] = v;
     }
     return words;
-  });
+  }, std::min(expected, limit == UINT64_MAX ? expected : limit));
   if (in.bad()) throw std::runtime_error("read error on the raw input");
   return n;
 }

@@ -31,8 +31,9 @@ std::uint64_t feed_engine(const engine_spec& engine, std::uint64_t range, std::u
 
 // Reads little-endian binary words of `bits` (32 or 64) from `in` until EOF or `limit`
 // values. A trailing partial word is an error (std::runtime_error naming the byte count).
+// `expected` (0: unknown) is the total reported with progress.
 std::uint64_t feed_raw(std::istream& in, unsigned bits, std::uint64_t limit, battery& b,
-                       const run_control& control = {});
+                       const run_control& control = {}, std::uint64_t expected = 0);
 
 // Reads one decimal integer in [0, range) per line ('#' comments and blank lines skipped);
 // anything else is a std::runtime_error naming the line.
