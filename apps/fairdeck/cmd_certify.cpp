@@ -145,6 +145,7 @@ certify::certify_plan make_plan(const certify_options& o) {
 
 int run_certify(const certify_options& o) {
   const auto plan = make_plan(o);
+  if (!o.sign.empty()) (void)certify::sign_message("", o.sign);  // a bad key fails before the long run
   certify::certification c;
   {
     progress_bar bar("certifying");
