@@ -18,12 +18,12 @@ done
 packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev libboost-dev
           nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev)
 # clang 14 + its sanitizer/libFuzzer runtime for the clang and asan presets; Chromium to
-# check that the audit's HTML report renders.
+# check that the audit's HTML report renders; dieharder reads `fairdeck random --raw`.
 if [[ $preset == clang || $preset == asan || $ci_tools == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)
 fi
 if [[ $ci_tools == 1 ]]; then
-  packages+=(chromium python3)
+  packages+=(chromium python3 dieharder)
 fi
 
 missing=()

@@ -282,4 +282,8 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
          "docs/audit.md.</small></p>\n</body></html>\n";
 }
 
+// Shared with other HTML reports (fairdeck certify): the same escaping and look.
+std::string html_escape(std::string_view s) { return escape(s); }
+std::string_view html_style() noexcept { return style; }
+
 }  // namespace fairdeck::cli

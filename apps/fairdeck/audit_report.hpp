@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -49,5 +50,9 @@ void print_audit_table(const std::vector<stats::audit_result>& results, const au
 [[nodiscard]] nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const audit_run_info& run);
 // One self-contained HTML page (inline SVG and CSS, no scripts, no network).
 void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>& results, const audit_run_info& run);
+
+// The audit page's HTML escaping and <style> block, for other reports in the same look.
+[[nodiscard]] std::string html_escape(std::string_view s);
+[[nodiscard]] std::string_view html_style() noexcept;
 
 }  // namespace fairdeck::cli

@@ -155,6 +155,7 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
       counter.emplace(reader.cards().size());
     }
     counter->add(order);
+    if (s.on_deck) s.on_deck(order, reader.cards());
     if (counter->pending() == audit_chunk_deals) {
       counter->flush_into(r.counts);
       rc.progress(r.counts.trials, 0);

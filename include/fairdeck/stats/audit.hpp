@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <span>
@@ -79,6 +80,9 @@ struct input_settings {
   std::optional<std::size_t> cards;  // expected deck size (default: the first deck's)
   double alpha = 1e-4;
   std::string label = "input";       // reported as the engine column
+  // Called for every deck read: `order` (top first, indices into `cards`) and the deck's
+  // cards in canonical order. Lets other tallies (fairdeck certify) share the single pass.
+  std::function<void(std::span<const card_t> order, std::span<const card_t> cards)> on_deck;
 };
 [[nodiscard]] audit_result audit_stream(std::istream& in, const input_settings& settings,
                                         const run_control& control = {});

@@ -1,0 +1,32 @@
+// Presentation of a certification: the JSON report (docs/certify.md "JSON report"), its
+// Ed25519 signature, the HTML page (the audit's look) and the terminal summary. The numbers
+// all come from fairdeck/certify.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fairdeck/certify/certify.hpp"
+
+namespace fairdeck::cli {
+
+struct certify_context {
+  std::optional<engine_spec> engine;  // engine under test, when any
+  std::string executable_sha256;
+  std::string executable_path;
+  std::string date;                   // ISO 8601 UTC
+};
+
+[[nodiscard]] nlohmann::json certify_json(const certify::certification& c, const certify_context& ctx);
+// The bytes a signature covers: the report without its "signature" member, compact, keys sorted.
+[[nodiscard]] std::string signed_bytes(nlohmann::json report);
+// Adds "signature" (Ed25519 over signed_bytes) with the key in `key_file`.
+void sign_report(nlohmann::json& report, const std::string& key_file);
+
+void write_certify_html(std::ostream& out, const nlohmann::json& report);
+void print_certify_table(const nlohmann::json& report);
+
+}  // namespace fairdeck::cli

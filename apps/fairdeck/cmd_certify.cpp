@@ -1,0 +1,259 @@
+// fairdeck certify: the regulators' RNG battery on an engine's raw or scaled output, on
+// outside data, decks and dealt hands, with a signed JSON report (docs/certify.md).
+// Exit status: 0 pass, 3 fail, 4 invalid (too little data, or interrupted), 2 usage, 1 error.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "certify_report.hpp"
+#include "command.hpp"
+#include "fairdeck/certify/certify.hpp"
+#include "fairdeck/certify/evidence.hpp"
+#include "options.hpp"
+#include "progress.hpp"
+
+namespace fairdeck::cli {
+namespace {
+
+constexpr std::uint64_t default_values = std::uint64_t{1} << 27;  // 1 GiB of 64-bit words
+
+struct certify_options {
+  engine_options engine;
+  deck_options deck;
+  std::uint64_t values = default_values, bytes = 0, range = 0, max_values = 0;
+  unsigned word_bits = 64, lags = 16;
+  double alpha = 0.01;
+  std::string raw, scaled, input, hands, format = "auto", known_bad, html, report, sign;
+  bool json = false;
+  CLI::Option *values_opt = nullptr, *bytes_opt = nullptr, *range_opt = nullptr, *max_opt = nullptr,
+              *word_bits_opt = nullptr;
+  // subcommands
+  std::string keygen_prefix, verify_path, public_key;
+  CLI::App *keygen = nullptr, *verify = nullptr;
+};
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Regular files (or new paths): temp file in the same directory, fsync, rename. Anything
+// else (a device, FIFO, symlink): written through. Every write and the close are checked.
+void write_output(const std::string& path, const std::string& text) {
+  struct stat st {};
+  const bool through = ::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  std::string tmp = through ? path : path + ".XXXXXX";
+  const int fd = through ? ::open(path.c_str(), O_WRONLY | O_CLOEXEC) : ::mkstemp(tmp.data());
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  std::size_t done = 0;
+  bool ok = true;
+  while (ok && done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    ok = w > 0;
+    if (ok) done += static_cast<std::size_t>(w);
+  }
+  const int err = errno;
+  if (!through) ok = ok && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
+  ok = (::close(fd) == 0) && ok;
+  if (ok && !through) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    if (!through) ::unlink(tmp.c_str());
+    throw std::runtime_error(fmt::format("error writing '{}': {}", path, std::strerror(err ? err : errno)));
+  }
+}
+
+certify::certify_plan make_plan(const certify_options& o) {
+  certify::certify_plan p;
+  if (!(o.alpha > 0 && o.alpha < 1)) throw usage_error(fmt::format("--alpha must be between 0 and 1, not {}", o.alpha));
+  if (o.lags < 1 || o.lags > 64) throw usage_error("--lags must be 1..64");
+  p.alpha = o.alpha;
+  p.settings.serial_lags = o.lags;
+  if (o.max_opt->count()) {
+    if (o.max_values == 0) throw usage_error("--max-values must be at least 1");
+    p.max_values = o.max_values;
+  }
+  const bool outside = !o.raw.empty() || !o.scaled.empty() || !o.input.empty() || !o.hands.empty();
+  if (!o.raw.empty()) {
+    if (o.word_bits != 32 && o.word_bits != 64) throw usage_error("--word-bits must be 32 or 64");
+    p.raw_path = o.raw;
+    p.word_bits = o.word_bits;
+  }
+  if (!o.scaled.empty()) {
+    if (!o.range_opt->count()) throw usage_error("--scaled needs --range N (values lie in [0, N))");
+    p.scaled_path = o.scaled;
+  }
+  if (o.range_opt->count()) {
+    if (o.range < 2) throw usage_error("--range must be at least 2");
+    p.range = o.range;
+  }
+  if (!o.input.empty()) {
+    p.decks_path = o.input;
+    try {
+      p.deck_format = stats::parse_deck_format(o.format);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+    p.deck = o.deck.spec();
+  }
+  if (!o.hands.empty()) p.hands_path = o.hands;
+  if (o.values_opt->count() && o.bytes_opt->count()) throw usage_error("--values and --bytes are mutually exclusive");
+  if (o.values_opt->count() && o.values == 0) throw usage_error("--values must be at least 1");
+  if (!o.known_bad.empty()) {
+    try {
+      p.bad = certify::parse_known_bad(o.known_bad);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+    p.bad_seed = o.engine.seed_opt->count() ? o.engine.seed : 1;
+    p.bad_values = o.values;
+  }
+  const bool engine_named = o.engine.engine_opt->count() || (o.engine.key_opt && o.engine.key_opt->count()) ||
+                            (o.engine.seed_opt->count() && o.known_bad.empty());
+  const bool engine_runs = engine_named || (!outside && !p.bad);
+  if (o.range_opt->count() && o.scaled.empty() && !engine_runs)
+    throw usage_error("--range applies to --scaled FILE or to an engine's draws");
+  if (o.word_bits_opt->count() && o.raw.empty()) throw usage_error("--word-bits applies only to --raw");
+  if ((o.values_opt->count() || o.bytes_opt->count()) && !engine_runs && !p.bad)
+    throw usage_error("--values/--bytes apply to an engine or --known-bad (use --max-values for files)");
+  if (engine_runs) {
+    p.engine = o.engine.resolve();
+    p.engine_range = (o.scaled.empty() && o.range_opt->count()) ? o.range : 0;
+    const auto spec = p.engine_range ? certify::stream_spec::scaled(p.engine_range) : certify::engine_raw_spec(*p.engine);
+    const unsigned word_bytes = spec.type == certify::stream_spec::kind::raw ? (spec.bits + 7) / 8 : 8;
+    p.engine_values = o.bytes_opt->count() ? o.bytes / word_bytes : o.values;
+    if (p.engine_values == 0) throw usage_error("--bytes must cover at least one word");
+  }
+  return p;
+}
+
+int run_certify(const certify_options& o) {
+  const auto plan = make_plan(o);
+  if (!o.sign.empty()) (void)certify::sign_message("", o.sign);  // a bad key fails before the long run
+  certify::certification c;
+  {
+    progress_bar bar("certifying");
+    c = certify::run_certification(plan, bar.control());
+  }
+  certify_context ctx;
+  ctx.engine = plan.engine;
+  ctx.date = utc_now();
+  std::error_code ec;
+  ctx.executable_path = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  ctx.executable_sha256 = certify::sha256_file("/proc/self/exe");
+  auto report = certify_json(c, ctx);
+  if (!o.sign.empty()) sign_report(report, o.sign);
+  if (!o.report.empty()) write_output(o.report, report.dump(2) + "\n");
+  if (!o.html.empty()) {
+    std::ostringstream html;
+    write_certify_html(html, report);
+    write_output(o.html, html.str());
+  }
+  if (o.json)
+    print_json(report);
+  else
+    print_certify_table(report);
+  if (!c.complete) std::fprintf(stderr, "fairdeck: interrupted: the report covers the data read so far\n");
+  switch (c.verdict.verdict) {
+    case certify::outcome::pass: return 0;
+    case certify::outcome::fail: return 3;
+    case certify::outcome::invalid: break;
+  }
+  return 4;
+}
+
+int run_verify(const certify_options& o) {
+  std::ifstream f(o.verify_path, std::ios::binary);
+  if (!f) throw std::runtime_error(fmt::format("cannot open report '{}'", o.verify_path));
+  nlohmann::json r;
+  try {
+    r = nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("'{}' is not a JSON report: {}", o.verify_path, e.what()));
+  }
+  if (!r.is_object() || !r.contains("signature") || !r["signature"].is_object() ||
+      !r["signature"].value("public_key", nlohmann::json()).is_string() ||
+      !r["signature"].value("value", nlohmann::json()).is_string()) {
+    fmt::print("fairdeck: {}: no signature (sign with fairdeck certify --sign KEYFILE)\n", o.verify_path);
+    return 3;
+  }
+  const std::string pk = r["signature"]["public_key"].get<std::string>();
+  if (!o.public_key.empty()) {
+    const std::string pinned = certify::read_public_key_file(o.public_key);
+    if (pinned != pk) {
+      fmt::print("fairdeck: {}: signed by key {}, not by the expected key {}\n", o.verify_path, pk, pinned);
+      return 3;
+    }
+  }
+  if (!certify::verify_message(signed_bytes(r), r["signature"]["value"].get<std::string>(), pk)) {
+    fmt::print("fairdeck: {}: signature INVALID: the report was changed or not signed by key {}\n", o.verify_path, pk);
+    return 3;
+  }
+  fmt::print("signature valid: Ed25519 key {}{}; verdict {}, dated {}\n", pk,
+             o.public_key.empty() ? " (pin it with --public-key FILE)" : " (the expected key)",
+             r.value("verdict", std::string("?")), r.value("date", std::string("?")));
+  return 0;
+}
+
+void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<certify_options>();
+  auto* cmd = app.add_subcommand("certify", "RNG certification battery with a signed report for labs (docs/certify.md)");
+  add_engine_options(*cmd, o->engine);
+  add_deck_options(*cmd, o->deck);
+  o->values_opt = cmd->add_option("--values", o->values, "Values to draw from the engine")->capture_default_str();
+  o->bytes_opt = cmd->add_option("--bytes", o->bytes, "Or: bytes of raw engine output to test");
+  o->range_opt = cmd->add_option("--range", o->range, "Scaled draws in [0, N): the engine's bounded draws, or --scaled's range");
+  cmd->add_option("--raw", o->raw, "Test binary words from FILE ('-': stdin)");
+  o->word_bits_opt = cmd->add_option("--word-bits", o->word_bits, "Word size of --raw: 32 or 64 (little-endian)")->capture_default_str();
+  cmd->add_option("--scaled", o->scaled, "Test integers in [0, --range) from FILE ('-': stdin), one per line");
+  cmd->add_option("--input", o->input, "Test decks from FILE ('-': stdin), one per line, as fairdeck audit --input");
+  cmd->add_option("--format", o->format, "Deck format: auto, text or indices")->capture_default_str();
+  cmd->add_option("--hands", o->hands, "Test dealt hands from FILE, one per line (5, 6 or 7 cards)");
+  o->max_opt = cmd->add_option("--max-values", o->max_values, "Read at most N values from --raw/--scaled");
+  std::string bad_names;
+  for (const auto& k : certify::known_bad_catalog()) bad_names += fmt::format("{}{}", bad_names.empty() ? "" : ", ", k.name);
+  cmd->add_option("--known-bad", o->known_bad, fmt::format("Test a known-bad generator (power check): {}", bad_names));
+  cmd->add_option("--alpha", o->alpha, "Family-wise false-fail rate (Holm over all tests)")->capture_default_str();
+  cmd->add_option("--lags", o->lags, "Serial-correlation lags 1..K")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the JSON report (docs/certify.md)");
+  cmd->add_option("--report", o->report, "Also write the JSON report to FILE");
+  cmd->add_option("--html", o->html, "Also write an HTML report to FILE");
+  cmd->add_option("--sign", o->sign, "Sign the JSON report with the Ed25519 key in KEYFILE (fairdeck certify keygen)");
+  o->keygen = cmd->add_subcommand("keygen", "Create an Ed25519 key pair: PREFIX.key (secret, 0600) and PREFIX.pub");
+  o->keygen->add_option("prefix", o->keygen_prefix, "Path prefix of the key files")->required();
+  o->verify = cmd->add_subcommand("verify", "Check the Ed25519 signature of a JSON report");
+  o->verify->add_option("report", o->verify_path, "The signed JSON report")->required();
+  o->verify->add_option("--public-key", o->public_key, "Require this signer (a .pub file from keygen)");
+  cmd->require_subcommand(0, 1);
+  o->keygen->callback([o, &exit_code] {
+    const auto k = certify::generate_key_files(o->keygen_prefix);
+    fmt::print("wrote {} (secret, keep it safe) and {}\npublic key {}\n", k.secret_path, k.public_path, k.public_key_hex);
+    exit_code = 0;
+  });
+  o->verify->callback([o, &exit_code] { exit_code = run_verify(*o); });
+  cmd->callback([o, &exit_code] {
+    if (o->keygen->parsed() || o->verify->parsed()) return;
+    exit_code = run_certify(*o);
+  });
+}
+
+}  // namespace
+}  // namespace fairdeck::cli
+
+FAIRDECK_REGISTER_COMMAND(45, fairdeck::cli::setup)

@@ -1,0 +1,82 @@
+// The certification battery on a stream of integers: an RNG's raw words (values in
+// [0, 2^bits)) or its scaled draws (values in [0, range)). One pass, streaming, bounded
+// memory; feed() any number of times, results() at the end (or after a stop).
+//
+// Tests (names are stable JSON identifiers; sources of each null law in brackets):
+//  monobit              ones among the bits                   [NIST SP 800-22 rev. 1a §2.1]
+//  frequency            per value: bytes of raw words, values of scaled draws; Pearson chi2
+//  runs                 runs of equal bits, Wald-Wolfowitz conditional on the ones
+//                       (A. Wald & J. Wolfowitz, Ann. Math. Statist. 11, 1940; NIST §2.3)
+//  longest-run          longest run of ones per block, exact law by DP [NIST §2.4]
+//  lowbit-autocorrelation  lowest bit against itself at lags 1..16 and 2^5..2^20
+//                       [Menezes, van Oorschot, Vanstone, Handbook of Applied Cryptography
+//                       §5.4.4 (v)]; exposes short low-bit periods (LCGs mod 2^k, Java)
+//  serial-correlation   correlation of values at lags 1..k, chi2(k) of the k z-scores
+//                       [Knuth, TAOCP vol. 2, 3rd ed., §3.3.2 K]
+//  gap                  gaps between values in the lowest eighth [Knuth §3.3.2 C]
+//  poker                distinct symbols among 5 [Knuth §3.3.2 D]
+//  coupon-collector     segment lengths until all d symbols seen [Knuth §3.3.2 E]
+//  permutation          relative order of 5 consecutive values, 120 orders [Knuth §3.3.2 F]
+//  birthday-spacings    collisions among spacings of n points in k cells, Poisson(n^3/4k)
+//                       [Marsaglia 1985; Knuth §3.3.2 J; L'Ecuyer & Simard, "On the
+//                       performance of birthday spacings tests with certain families of
+//                       random number generators", Math. Comput. Simul. 55, 2001; TestU01
+//                       smarsa_BirthdaySpacings]. Points are pairs of words (t = 2), from
+//                       the high bits and (raw, if different) from the low bits.
+// Bit tests on scaled draws whose range is not a power of two use the indicator
+// x < floor(range/2) (its probability is exact), packed 64 to a block.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fairdeck/certify/result.hpp"
+#include "fairdeck/util/run_control.hpp"
+
+namespace fairdeck::certify {
+
+struct stream_spec {
+  enum class kind { raw, scaled };
+  kind type = kind::raw;
+  unsigned bits = 64;       // raw: 8..64
+  std::uint64_t range = 0;  // scaled: values in [0, range), range >= 2
+  std::string family;       // default "raw" / "scaled"
+
+  [[nodiscard]] static stream_spec raw_words(unsigned bits);  // throws std::invalid_argument
+  [[nodiscard]] static stream_spec scaled(std::uint64_t range);
+  [[nodiscard]] std::string describe() const;  // "64-bit words", "draws in [0, 52)"
+};
+
+struct battery_settings {
+  unsigned serial_lags = 16;        // serial-correlation lags 1..k
+  unsigned birthday_cell_bits = 60; // log2 of the number of cells k (about)
+  // Points per birthday-spacings replicate: n = cbrt(64 k) so lambda = n^3 / 4k = 16, capped here.
+  unsigned birthday_max_log2_points = 22;
+  // Smaller birthday cells so a run of `values` values has >= 4 replicates (the default
+  // 2^60 cells need 2^23 values per replicate).
+  [[nodiscard]] static battery_settings for_volume(std::uint64_t values);
+};
+
+class battery {
+ public:
+  explicit battery(stream_spec spec, battery_settings settings = {});
+  ~battery();
+  battery(battery&&) noexcept;
+  battery& operator=(battery&&) noexcept;
+
+  // Values must lie in the stream's range (readers check; out-of-range is undefined here).
+  void feed(std::span<const std::uint64_t> values);
+  [[nodiscard]] std::uint64_t values() const noexcept;
+  [[nodiscard]] const stream_spec& spec() const noexcept;
+  // Every test's statistic and p-value (results not decided yet: see decide()).
+  [[nodiscard]] std::vector<test_result> results() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+}  // namespace fairdeck::certify

@@ -1,0 +1,169 @@
+#include "fairdeck/certify/cards.hpp"
+
+#include <algorithm>
+#include <istream>
+#include <stdexcept>
+#include <string>
+
+#include <boost/math/distributions/binomial.hpp>
+#include <fmt/format.h>
+
+namespace fairdeck::certify {
+namespace {
+
+// Counts by the best five of K cards (high card ... straight flush): Cactus Kev's / the
+// Wikipedia "Poker probability" tables, equal to poker::exact_category_counts (tested).
+constexpr std::array<std::uint64_t, poker::category_count> five = {1302540, 1098240, 123552, 54912, 10200,
+                                                                   5108,    3744,    624,    40};
+constexpr std::array<std::uint64_t, poker::category_count> six = {6612900, 9730740, 2532816, 732160, 361620,
+                                                                  205792,  165984,  14664,   1844};
+constexpr std::array<std::uint64_t, poker::category_count> seven = {23294460, 58627800, 31433400, 6461620, 6180020,
+                                                                    4047644,  3473184,  224848,   41584};
+
+}  // namespace
+
+const std::array<std::uint64_t, poker::category_count>& exact_hand_counts(unsigned cards) {
+  switch (cards) {
+    case 5: return five;
+    case 6: return six;
+    case 7: return seven;
+    default: throw std::invalid_argument("exact_hand_counts: 5, 6 or 7 cards");
+  }
+}
+
+void hand_tally::add(std::span<const card_t> hand) {
+  ++hands;
+  ++count[static_cast<unsigned>(poker::category_of(poker::evaluate(hand)))];
+}
+
+test_result hand_category_test(const hand_tally& t, std::string name, std::string family, std::string description) {
+  test_result r{.name = std::move(name), .family = std::move(family), .description = std::move(description),
+                .reference = fmt::format("exact category counts of all C(52,{}) hands (best five)", t.cards),
+                .distribution = "chi2", .sample = t.hands, .min_sample = 200, .unit = "hands"};
+  if (t.hands < r.min_sample) return invalid(std::move(r), "fewer than 200 hands");
+  const auto& exact = exact_hand_counts(t.cards);
+  double total = 0;
+  for (auto c : exact) total += static_cast<double>(c);
+  // Pool from the rarest end: order bins by probability, descending, so the rare
+  // categories (straight flush, quads, ...) join their neighbours in that order.
+  std::array<unsigned, poker::category_count> order{};
+  for (unsigned i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return exact[a] > exact[b]; });
+  std::vector<double> obs, null;
+  for (unsigned i : order) {
+    obs.push_back(static_cast<double>(t.count[i]));
+    null.push_back(static_cast<double>(exact[i]) / total);
+  }
+  chi2_against(r, obs, null);
+  if (r.valid()) {
+    std::string seen;
+    for (unsigned i = 0; i < poker::category_count; ++i)
+      seen += fmt::format("{}{} {}", seen.empty() ? "" : ", ", poker::category_key(static_cast<poker::hand_category>(i)),
+                          t.count[i]);
+    r.note = seen;
+  }
+  return r;
+}
+
+void deck_outcomes::add(std::span<const card_t> top_first) {
+  ++decks_;
+  if (have_last_) {
+    ++pairs_;
+    same_top_ += top_first[0] == last_top_;
+  }
+  last_top_ = top_first[0];
+  have_last_ = true;
+  if (standard_) {
+    top5_.add(top_first.first(5));
+    top7_.add(top_first.first(7));
+  }
+}
+
+void deck_outcomes::results(std::size_t deck_size, std::vector<test_result>& out) const {
+  {
+    test_result r{.name = "repeat-top", .family = "decks",
+                  .description = "how often a deck's top card is the previous deck's top card",
+                  .reference = "exact binomial(pairs, 1/n), two-sided", .distribution = "binomial", .sample = pairs_,
+                  .min_sample = 0, .unit = "consecutive pairs"};
+    const double p = 1.0 / static_cast<double>(deck_size);
+    // Enough pairs that "never" is rejected: (1 - p)^pairs < 1e-4.
+    r.min_sample = static_cast<std::uint64_t>(std::ceil(std::log(1e-4) / std::log1p(-p)));
+    if (pairs_ < r.min_sample) {
+      out.push_back(invalid(std::move(r), fmt::format("fewer than {} consecutive decks", r.min_sample)));
+    } else {
+      const boost::math::binomial_distribution<double> b(static_cast<double>(pairs_), p);
+      const double x = static_cast<double>(same_top_);
+      const double lo = boost::math::cdf(b, x), hi = x == 0 ? 1.0 : boost::math::cdf(boost::math::complement(b, x - 1));
+      r.statistic = x;
+      r.p_value = std::min(1.0, 2 * std::min(lo, hi));
+      r.note = fmt::format("{} repeats in {} pairs, {:.1f} expected", same_top_, pairs_, static_cast<double>(pairs_) * p);
+      r.effect = effect_kind::normal;
+      r.effect_n = static_cast<double>(pairs_);
+      r.effect_scale = std::sqrt(p * (1 - p)) / p;
+      r.effect_unit = "relative change in the repeat rate";
+      out.push_back(std::move(r));
+    }
+  }
+  if (!standard_) return;
+  out.push_back(hand_category_test(top5_, "top5-categories", "decks",
+                                   "poker category of the 5 top cards against the exact 5-card probabilities"));
+  out.push_back(hand_category_test(top7_, "top7-categories", "decks",
+                                   "best-5 category of the 7 top cards (hold'em) against the exact probabilities"));
+}
+
+void read_hands(std::istream& in, hand_tallies& out, const run_control& rc) {
+  std::string line;
+  std::vector<card_t> hand;
+  while (!rc.stopped() && std::getline(in, line)) {
+    ++out.lines;
+    std::string_view s(line);
+    if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+    const auto first = s.find_first_not_of(" \t");
+    if (first == std::string_view::npos || s[first] == '#') continue;
+    hand.clear();
+    std::uint64_t seen = 0;
+    std::size_t i = 0;
+    while (i < s.size()) {
+      while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',' || s[i] == '|')) ++i;
+      std::size_t j = i;
+      while (j < s.size() && !(s[j] == ' ' || s[j] == '\t' || s[j] == ',' || s[j] == '|')) ++j;
+      if (j == i) break;
+      card_t c = 0;
+      try {
+        c = parse_card(s.substr(i, j - i));
+      } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("hands line {}: {}", out.lines, e.what()));
+      }
+      if (c >= cards_per_deck) throw std::runtime_error(fmt::format("hands line {}: jokers are not poker cards", out.lines));
+      if (seen >> c & 1)
+        throw std::runtime_error(fmt::format("hands line {}: card '{}' appears twice", out.lines, s.substr(i, j - i)));
+      seen |= std::uint64_t{1} << c;
+      if (hand.size() == 7)
+        throw std::runtime_error(fmt::format("hands line {}: more than 7 cards (expected 5, 6 or 7)", out.lines));
+      hand.push_back(c);
+      i = j;
+    }
+    if (hand.size() < 5)
+      throw std::runtime_error(fmt::format("hands line {}: {} cards (expected 5, 6 or 7)", out.lines, hand.size()));
+    (hand.size() == 5 ? out.five : hand.size() == 6 ? out.six : out.seven).add(hand);
+    if ((out.lines & 0xfffff) == 0) rc.progress(out.lines, 0);
+  }
+  if (in.bad()) throw std::runtime_error("read error on the hands input");
+}
+
+void hand_results(const hand_tallies& t, std::vector<test_result>& out) {
+  if (t.five.hands)
+    out.push_back(hand_category_test(t.five, "hand5-categories", "hands", "5-card hands: category frequencies"));
+  if (t.six.hands)
+    out.push_back(hand_category_test(t.six, "hand6-categories", "hands", "6-card hands: best-5 category frequencies"));
+  if (t.seven.hands)
+    out.push_back(hand_category_test(t.seven, "hand7-categories", "hands",
+                                     "7-card hands (hold'em hole + board): best-5 category frequencies"));
+  if (!t.five.hands && !t.six.hands && !t.seven.hands)
+    out.push_back(invalid(test_result{.name = "hand-categories", .family = "hands",
+                                      .description = "dealt hand category frequencies", .reference = {},
+                                      .distribution = "chi2", .sample = 0, .min_sample = 200, .unit = "hands"},
+                          "no hands in the input"));
+}
+
+}  // namespace fairdeck::certify

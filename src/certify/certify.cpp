@@ -1,0 +1,180 @@
+#include "fairdeck/certify/certify.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "fairdeck/certify/cards.hpp"
+#include "fairdeck/certify/evidence.hpp"
+
+namespace fairdeck::certify {
+namespace {
+
+// Opens `path` ("-": stdin) and records its name, source and SHA-256 (files).
+struct opened_input {
+  std::ifstream file;
+  std::istream* in = nullptr;
+  input_record record;
+};
+
+void open_input(opened_input& o, const std::string& path, std::string family) {
+  o.record.family = std::move(family);
+  if (path == "-") {
+    o.in = &std::cin;
+    o.record.source = "stdin";
+    o.record.name = std::string(1, '-');  // (not = "-": GCC 12 -Wrestrict false positive)
+    return;
+  }
+  o.file.open(path, std::ios::binary);
+  if (!o.file) throw std::runtime_error(fmt::format("cannot open input file '{}'", path));
+  o.in = &o.file;
+  o.record.source = "file";
+  o.record.name = path;
+  o.record.sha256 = sha256_file(path);
+}
+
+void add_battery(certification& c, const battery& b, input_record rec) {
+  for (auto& t : b.results()) c.tests.push_back(std::move(t));
+  c.inputs.push_back(std::move(rec));
+}
+
+battery_settings sized(const certify_plan& p, std::uint64_t values) {
+  if (!p.size_birthday_to_volume || values == 0 || values == UINT64_MAX) return p.settings;
+  battery_settings s = battery_settings::for_volume(values);
+  s.serial_lags = p.settings.serial_lags;
+  s.birthday_max_log2_points = p.settings.birthday_max_log2_points;
+  return s;
+}
+
+test_result from_audit(const stats::test_result& a, std::uint64_t deals) {
+  test_result r{.name = a.name, .family = "decks", .description = a.description,
+                .reference = "fairdeck audit (docs/audit.md)", .distribution = a.distribution,
+                .statistic = a.statistic, .df = a.df, .p_value = a.p_value, .sample = deals, .min_sample = 0,
+                .unit = "decks", .note = a.note};
+  if (!a.p_value) r = invalid(std::move(r), a.note.empty() ? "skipped by the audit" : a.note);
+  if (a.distribution == "chi2" && a.df && a.p_value) {
+    r.effect = effect_kind::chi2;
+    r.effect_n = static_cast<double>(deals);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string seeding_description(const engine_spec& e) {
+  const engine_info& inf = info(e.id);
+  if (e.id == engine_id::secure) return std::string(inf.description) + "; not reproducible";
+  if (e.id == engine_id::chacha20 && e.key) return std::string(inf.description) + "; key given by the operator";
+  return fmt::format("{}; seed {} ({}reproducible, not secure)", inf.description, e.seed,
+                     inf.legacy ? "legacy emulation, " : "");
+}
+
+certification run_certification(const certify_plan& p, const run_control& rc) {
+  if (!(p.alpha > 0 && p.alpha < 1)) throw std::invalid_argument("alpha must be between 0 and 1");
+  if (!p.engine && !p.bad && !p.raw_path && !p.scaled_path && !p.decks_path && !p.hands_path)
+    throw std::invalid_argument("nothing to certify: name an engine or an input");
+  certification c;
+  if (p.engine) {
+    const stream_spec spec = p.engine_range ? stream_spec::scaled(p.engine_range) : engine_raw_spec(*p.engine);
+    battery b(spec, sized(p, p.engine_values));
+    const std::uint64_t n = feed_engine(*p.engine, p.engine_range, p.engine_values, b, rc);
+    input_record rec{.family = b.spec().family, .source = "engine", .name = std::string(info(p.engine->id).name),
+                     .description = fmt::format("{} ({}); {}", p.engine_range ? "bounded draws" : "raw output",
+                                                spec.describe(), seeding_description(*p.engine)),
+                     .volume = n, .unit = "values"};
+    if (spec.type == stream_spec::kind::raw) rec.bytes = n * ((spec.bits + 7) / 8);
+    add_battery(c, b, std::move(rec));
+  }
+  if (p.bad && !rc.stopped()) {
+    const auto& inf = known_bad_catalog()[static_cast<std::size_t>(*p.bad)];
+    battery b(known_bad_spec(*p.bad), sized(p, p.bad_values));
+    const std::uint64_t n = feed_known_bad(*p.bad, p.bad_seed, p.bad_values, b, rc);
+    add_battery(c, b, {.family = b.spec().family, .source = "known-bad", .name = std::string(inf.name),
+                       .description = fmt::format("{}; seed {} (a deliberately flawed generator)", inf.description,
+                                                  p.bad_seed),
+                       .volume = n, .unit = "values"});
+  }
+  if (p.raw_path && !rc.stopped()) {
+    opened_input o;
+    open_input(o, *p.raw_path, "raw");
+    std::uint64_t expect = UINT64_MAX;
+    if (o.record.source == "file") expect = std::filesystem::file_size(*p.raw_path) / (p.word_bits / 8);
+    battery b(stream_spec::raw_words(p.word_bits), sized(p, std::min(expect, p.max_values)));
+    const std::uint64_t n = feed_raw(*o.in, p.word_bits, p.max_values, b, rc, expect == UINT64_MAX ? 0 : expect);
+    o.record.description = fmt::format("{}-bit little-endian words", p.word_bits);
+    o.record.volume = n;
+    o.record.unit = "values";
+    o.record.bytes = n * (p.word_bits / 8);
+    add_battery(c, b, std::move(o.record));
+  }
+  if (p.scaled_path && !rc.stopped()) {
+    opened_input o;
+    open_input(o, *p.scaled_path, "scaled");
+    battery b(stream_spec::scaled(p.range), sized(p, UINT64_MAX));
+    if (o.record.source == "file") {
+      // Lines are at least 2 bytes: a lower bound on the volume sizes the birthday test.
+      const auto bytes = std::filesystem::file_size(*p.scaled_path);
+      const std::uint64_t digits = static_cast<std::uint64_t>(fmt::format("{}", p.range - 1).size()) + 1;
+      b = battery(stream_spec::scaled(p.range), sized(p, std::min<std::uint64_t>(p.max_values, bytes / digits)));
+    }
+    const std::uint64_t n = feed_scaled(*o.in, p.range, p.max_values, b, rc);
+    o.record.description = fmt::format("one integer in [0, {}) per line", p.range);
+    o.record.volume = n;
+    o.record.unit = "values";
+    add_battery(c, b, std::move(o.record));
+  }
+  if (p.decks_path && !rc.stopped()) {
+    opened_input o;
+    open_input(o, *p.decks_path, "decks");
+    stats::input_settings s;
+    s.format = p.deck_format;
+    s.deck = p.deck;
+    s.label = o.record.name;
+    std::optional<deck_outcomes> outcomes;
+    std::vector<card_t> top;
+    s.on_deck = [&](std::span<const card_t> order, std::span<const card_t> cards) {
+      if (!outcomes) {
+        bool standard = cards.size() == cards_per_deck;
+        for (std::size_t i = 0; standard && i < cards.size(); ++i) standard = cards[i] == i;
+        outcomes.emplace(standard);
+      }
+      top.resize(std::min<std::size_t>(order.size(), 7));
+      for (std::size_t i = 0; i < top.size(); ++i) top[i] = cards[order[i]];
+      outcomes->add(top);
+    };
+    stats::audit_result a;
+    try {
+      a = stats::audit_stream(*o.in, s, rc);
+    } catch (const stats::deck_input_error& e) {
+      throw std::runtime_error(e.what());
+    }
+    for (const auto& t : a.tests) c.tests.push_back(from_audit(t, a.counts.trials));
+    if (outcomes) outcomes->results(a.cards.size(), c.tests);
+    o.record.description = fmt::format("decks of {} cards, one per line", a.cards.size());
+    o.record.volume = a.counts.trials;
+    o.record.unit = "decks";
+    c.inputs.push_back(std::move(o.record));
+    c.deck_audit = std::move(a);
+  }
+  if (p.hands_path && !rc.stopped()) {
+    opened_input o;
+    open_input(o, *p.hands_path, "hands");
+    hand_tallies t;
+    read_hands(*o.in, t, rc);
+    hand_results(t, c.tests);
+    o.record.description = fmt::format("dealt hands: {} of 5 cards, {} of 6, {} of 7", t.five.hands, t.six.hands,
+                                       t.seven.hands);
+    o.record.volume = t.five.hands + t.six.hands + t.seven.hands;
+    o.record.unit = "hands";
+    c.inputs.push_back(std::move(o.record));
+  }
+  c.complete = !rc.stopped();
+  c.verdict = decide(c.tests, p.alpha);
+  if (!c.complete && c.verdict.verdict == outcome::pass) c.verdict.verdict = outcome::invalid;
+  return c;
+}
+
+}  // namespace fairdeck::certify

@@ -1,0 +1,148 @@
+#include "fairdeck/certify/evidence.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+#include <fcntl.h>
+#include <sodium.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace fairdeck::certify {
+namespace {
+
+constexpr std::string_view secret_tag = "fairdeck-ed25519-secret-key ";
+constexpr std::string_view public_tag = "fairdeck-ed25519-public-key ";
+
+void init_sodium() {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+}
+
+std::string to_hex(const unsigned char* p, std::size_t n) {
+  std::string out(2 * n + 1, '\0');
+  sodium_bin2hex(out.data(), out.size(), p, n);
+  out.pop_back();
+  return out;
+}
+
+bool from_hex(std::string_view hex, unsigned char* out, std::size_t n) {
+  std::size_t len = 0;
+  return hex.size() == 2 * n && sodium_hex2bin(out, n, hex.data(), hex.size(), nullptr, &len, nullptr) == 0 && len == n;
+}
+
+std::string read_tagged(const std::string& path, std::string_view tag) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(fmt::format("cannot open key file '{}'", path));
+  std::string line;
+  std::getline(f, line);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() <= tag.size() || line.compare(0, tag.size(), tag) != 0)
+    throw std::runtime_error(fmt::format("'{}' is not a {}file", path, tag));
+  std::string hex = line.substr(tag.size());
+  sodium_memzero(line.data(), line.size());
+  return hex;
+}
+
+void write_new_file(const std::string& path, std::string_view text, mode_t mode) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(path.c_str());
+      throw std::runtime_error(fmt::format("error writing '{}': {}", path, std::strerror(err)));
+    }
+    done += static_cast<std::size_t>(w);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(path.c_str());
+    throw std::runtime_error(fmt::format("error writing '{}'", path));
+  }
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view bytes) {
+  init_sodium();
+  unsigned char h[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  return to_hex(h, sizeof h);
+}
+
+std::string sha256_file(const std::string& path) {
+  init_sodium();
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error(fmt::format("cannot open '{}' to hash it: {}", path, std::strerror(errno)));
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  std::vector<unsigned char> buf(1 << 20);
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) crypto_hash_sha256_update(&st, buf.data(), n);
+  const bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad) throw std::runtime_error(fmt::format("read error hashing '{}'", path));
+  unsigned char h[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256_final(&st, h);
+  return to_hex(h, sizeof h);
+}
+
+key_pair_files generate_key_files(const std::string& prefix) {
+  init_sodium();
+  unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
+  crypto_sign_keypair(pk, sk);
+  key_pair_files out{prefix + ".key", prefix + ".pub", to_hex(pk, sizeof pk)};
+  std::string secret = std::string(secret_tag) + to_hex(sk, sizeof sk) + "\n";
+  sodium_memzero(sk, sizeof sk);
+  try {
+    write_new_file(out.secret_path, secret, 0600);
+  } catch (...) {
+    sodium_memzero(secret.data(), secret.size());
+    throw;
+  }
+  sodium_memzero(secret.data(), secret.size());
+  write_new_file(out.public_path, std::string(public_tag) + out.public_key_hex + "\n", 0644);
+  return out;
+}
+
+signature sign_message(std::string_view message, const std::string& secret_key_file) {
+  init_sodium();
+  std::string hex = read_tagged(secret_key_file, secret_tag);
+  unsigned char sk[crypto_sign_SECRETKEYBYTES];
+  const bool ok = from_hex(hex, sk, sizeof sk);
+  sodium_memzero(hex.data(), hex.size());
+  if (!ok) {
+    sodium_memzero(sk, sizeof sk);
+    throw std::runtime_error(fmt::format("'{}' does not hold a 64-byte Ed25519 secret key", secret_key_file));
+  }
+  unsigned char sig[crypto_sign_BYTES], pk[crypto_sign_PUBLICKEYBYTES];
+  crypto_sign_detached(sig, nullptr, reinterpret_cast<const unsigned char*>(message.data()), message.size(), sk);
+  crypto_sign_ed25519_sk_to_pk(pk, sk);
+  sodium_memzero(sk, sizeof sk);
+  return {to_hex(pk, sizeof pk), to_hex(sig, sizeof sig)};
+}
+
+bool verify_message(std::string_view message, std::string_view signature_hex, std::string_view public_key_hex) {
+  init_sodium();
+  unsigned char sig[crypto_sign_BYTES], pk[crypto_sign_PUBLICKEYBYTES];
+  if (!from_hex(signature_hex, sig, sizeof sig) || !from_hex(public_key_hex, pk, sizeof pk)) return false;
+  return crypto_sign_verify_detached(sig, reinterpret_cast<const unsigned char*>(message.data()), message.size(), pk) ==
+         0;
+}
+
+std::string read_public_key_file(const std::string& path) {
+  std::string hex = read_tagged(path, public_tag);
+  unsigned char pk[crypto_sign_PUBLICKEYBYTES];
+  if (!from_hex(hex, pk, sizeof pk)) throw std::runtime_error(fmt::format("'{}' does not hold a 32-byte public key", path));
+  return hex;
+}
+
+}  // namespace fairdeck::certify
