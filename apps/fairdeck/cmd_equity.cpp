@@ -1,4 +1,5 @@
 // fairdeck equity: hold'em win/tie/equity for 2..10 hands or ranges, exact when feasible.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -68,7 +69,9 @@ int run_equity(const equity_options& o) {
   fp::equity_input in;
   for (std::size_t p = 0; p < o.hands.size(); ++p) {
     try {
-      in.ranges.push_back(fp::parse_range(o.hands[p]));
+      auto wr = fp::parse_weighted_range(o.hands[p]);
+      in.ranges.push_back(std::move(wr.combos));
+      in.weights.push_back(std::move(wr.weights));
     } catch (const std::invalid_argument& e) {
       throw usage_error(fmt::format("player {}: {}", p + 1, e.what()));
     }
@@ -80,7 +83,7 @@ int run_equity(const equity_options& o) {
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
   }
-  const double work = fp::exact_equity_work(in);
+  const double work = fp::exact_equity_cost(in);
   if (o.exact && work > max_exact_work)
     throw usage_error(fmt::format("exact enumeration would need about {:.2g} hand evaluations (limit {:.0g}); "
                                   "drop --exact to use Monte Carlo",
@@ -106,10 +109,12 @@ int run_equity(const equity_options& o) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.complete) fmt::print(stderr, "fairdeck: interrupted; results cover {} outcomes only\n", r.outcomes);
-  const double n = static_cast<double>(r.outcomes);
-  auto frac = [&](std::uint64_t k) { return n > 0 ? static_cast<double>(k) / n : 0.0; };
-  auto equity = [&](const fp::player_tally& t) {
-    return n > 0 ? static_cast<double>(t.share) / static_cast<double>(fp::pot_units) / n : 0.0;
+  const bool weighted = std::any_of(in.weights.begin(), in.weights.end(), [](const auto& w) { return !w.empty(); });
+  auto combo_weight = [&](std::size_t p) {  // the range's size in full-weight combos
+    if (in.weights[p].empty()) return static_cast<double>(in.ranges[p].size());
+    double sum = 0;
+    for (auto w : in.weights[p]) sum += static_cast<double>(w) / fp::weight_unit;
+    return sum;
   };
 
   if (o.json) {
@@ -117,9 +122,11 @@ int run_equity(const equity_options& o) {
     for (std::size_t p = 0; p < in.ranges.size(); ++p) {
       const auto& t = r.players[p];
       nlohmann::json pj{{"hand", o.hands[p]},  {"combos", in.ranges[p].size()}, {"wins", t.wins},
-                        {"ties", t.ties},      {"win", frac(t.wins)},          {"tie", frac(t.ties)},
-                        {"equity", equity(t)}};
+                        {"ties", t.ties},      {"win", fp::win_fraction(r, p)}, {"tie", fp::tie_fraction(r, p)},
+                        {"equity", fp::equity_share(r, p)}};
+      if (weighted) pj["weights"] = combo_weight(p);
       if (!exact) {
+        pj["stderr"] = fp::equity_stderr(r, p);
         const auto wi = fp::clopper_pearson(t.wins, r.outcomes);
         const auto ei = equity_interval(t, r.outcomes);
         pj.update({{"win_ci_low", wi.low}, {"win_ci_high", wi.high}, {"equity_ci_low", ei.low}, {"equity_ci_high", ei.high}});
@@ -129,6 +136,7 @@ int run_equity(const equity_options& o) {
     nlohmann::json j{{"method", exact ? "exact" : "monte_carlo"}, {"board", cards_json(in.board)},
                      {"dead", cards_json(in.dead)},              {"outcomes", r.outcomes},
                      {"complete", r.complete},                   {"players", players}};
+    if (weighted) j["weights"] = true;
     if (exact) j["assignments"] = r.assignments;
     else j["trials"] = r.outcomes, j["engine"] = engine_json(*eng);
     print_json(j);
@@ -149,7 +157,7 @@ int run_equity(const equity_options& o) {
   for (std::size_t p = 0; p < in.ranges.size(); ++p) {
     const auto& t = r.players[p];
     fmt::print("{:<6} {:<{}} {:>6} {:>8.4f}% {:>8.4f}% {:>8.4f}%", p + 1, o.hands[p], width, in.ranges[p].size(),
-               100 * frac(t.wins), 100 * frac(t.ties), 100 * equity(t));
+               100 * fp::win_fraction(r, p), 100 * fp::tie_fraction(r, p), 100 * fp::equity_share(r, p));
     if (!exact) {
       const auto ei = equity_interval(t, r.outcomes);
       fmt::print("   [{:.4f}%, {:.4f}%]", 100 * ei.low, 100 * ei.high);
