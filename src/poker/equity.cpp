@@ -194,14 +194,14 @@ double tie_fraction(const equity_result& r, std::size_t p) noexcept {
 }
 
 double equity_share(const equity_result& r, std::size_t p) noexcept {
-  constexpr double u = static_cast<double>(pot_units);
+  const double u = static_cast<double>(r.pot);
   if (r.weighted) return r.total_weight > 0 ? r.players[p].weighted_share / u / r.total_weight : 0.0;
   return r.outcomes ? static_cast<double>(r.players[p].share) / u / static_cast<double>(r.outcomes) : 0.0;
 }
 
 double equity_stderr(const equity_result& r, std::size_t p) noexcept {
   if (r.exact || r.outcomes < 2) return 0.0;
-  constexpr double u = static_cast<double>(pot_units);
+  const double u = static_cast<double>(r.pot);
   const double n = static_cast<double>(r.outcomes);
   const double mean = static_cast<double>(r.players[p].share) / u / n;
   const double mean_sq = static_cast<double>(r.players[p].share_sq) / (u * u) / n;

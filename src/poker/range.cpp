@@ -1,5 +1,7 @@
 #include "fairdeck/poker/range.hpp"
 
+#include "fairdeck/poker/preflop_table.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -89,9 +91,18 @@ bool is_random(std::string_view item) {
   return lower == "random" || lower == "*";
 }
 
+std::optional<std::uint64_t> parse_decimal(std::string_view t, unsigned max_decimals);
+
 void parse_item(std::string_view item, std::vector<hole_cards>& out) {
   if (item.empty()) fail(item, "empty item (two commas in a row?)");
   if (is_random(item)) return add_random(out);
+  if (item.back() == '%') {  // top x % by the preflop ranking
+    const auto v = parse_decimal(trim(item.substr(0, item.size() - 1)), 2);
+    if (!v || *v == 0 || *v > 10000) fail(item, "a percentage range is 0.01% to 100% with at most two decimals");
+    const auto top = preflop_top_percent(static_cast<double>(*v) / 100);
+    out.insert(out.end(), top.begin(), top.end());
+    return;
+  }
   if (const auto h = parse_hole_cards(item)) {
     out.push_back(*h);
     return;

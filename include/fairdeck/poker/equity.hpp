@@ -58,6 +58,7 @@ struct equity_result {
   bool weighted = false;    // exact run over weighted ranges: use the weighted_* sums
   double total_weight = 0;  // weighted: the sum of the outcomes' weights
   unsigned symmetry = 1;    // exact: suit permutations that leave the input unchanged
+  std::uint64_t pot = pot_units;  // a whole pot in share units (Omaha hi/lo: 2 x pot_units)
 };
 
 // Fractions of the (weighted) outcomes: won alone, shared, and the mean pot share.
