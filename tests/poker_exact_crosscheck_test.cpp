@@ -107,6 +107,12 @@ void expect_same(const equity_input& in, unsigned threads = 2) {
 
 TEST(PokerExactCrossCheck, RangesOnTheTurn) { expect_same(make({"QQ+,AKs,T9s", "random"}, "7c 8d 9h 2s")); }
 
+TEST(PokerExactCrossCheck, FixedHandAgainstARange) {
+  expect_same(make({"AhKd", "random"}, "7c 8d 9h 2s"));
+  expect_same(make({"QQ+,AKs,T9s,76s,A5s-A2s", "AhKh"}, "2h 7h 9d Qc"));  // flush draws, fixed hand second
+  expect_same(make({"AhKh", "random"}, "2h 7h 9h Qh"));                    // four to a flush on board
+}
+
 TEST(PokerExactCrossCheck, FourPlayersOnTheTurn) {
   expect_same(make({"AA,KK", "AKs,AQo", "JJ-88", "T9s,76s,QJo"}, "Ah 8d 9h 2s"));
 }

@@ -119,6 +119,7 @@ struct plan {
   std::size_t n = 0;
   unsigned need = 0;
   bool weighted = false;
+  int fixed = -1;                       // heads-up with one fixed hand: that player
   std::vector<combo_info> combos;       // every combo some player may hold, once
   std::vector<std::uint16_t> ids;       // assignments: n combo ids each
   std::vector<std::uint64_t> masks;     // assignments: their cards
@@ -171,6 +172,9 @@ plan make_plan(const equity_input& in) {
     if (!((known | always) >> c & 1)) pl.deck.push_back(c);
   const auto& rs = rank_states::instance();
   for (card_t c : in.board) pl.board0 = add(rs, pl.board0, c);
+  if (pl.n == 2 && !pl.weighted && pl.combos.size() > 13)
+    for (int p = 0; p < 2; ++p)
+      if (in.ranges[static_cast<std::size_t>(p)].size() == 1) pl.fixed = p;
   return pl;
 }
 
@@ -189,6 +193,7 @@ class board_scorer {
   void operator()(const board_state& b, item_tally& t) {
     const std::uint64_t orbit = orbits_.weight(b.mask);
     if (orbit == 0) return;
+    if (pl_.fixed >= 0) return score_fixed_heads_up(b, orbit, t);
     evaluate(b);
     if (pl_.n == 2 && !pl_.weighted) score_heads_up(b.mask, orbit, t);
     else if (pl_.weighted) score<true>(b.mask, orbit, t);
@@ -240,6 +245,45 @@ class board_scorer {
       w1 += live & (s1 > s0);
       ties += live & (s0 == s1);
     }
+    add_heads_up(w0, w1, ties, orbit, t);
+  }
+
+  // One fixed hand against a range: evaluation and comparison in one pass over the range.
+  void score_fixed_heads_up(const board_state& b, std::uint64_t orbit, item_tally& t) const {
+    static constexpr std::array<strength_t, 13> zeros{};
+    std::array<const strength_t*, 13> rows{};
+    for (unsigned r = 0; r < 13; ++r) {
+      const std::uint32_t next = rs_.next(b.ranks, r);
+      rows[r] = next ? rs_.row(next) : zeros.data();
+    }
+    unsigned flush_suit = 4;
+    for (unsigned s = 0; s < 4; ++s)
+      if (b.suits[s] >= 3) flush_suit = s;
+    const unsigned board_flush = flush_suit < 4 ? static_cast<unsigned>(b.mask >> (13 * flush_suit)) & 0x1fff : 0;
+    const unsigned on_board = flush_suit < 4 ? b.suits[flush_suit] : 0;
+    auto strength = [&](const combo_info& c) {
+      strength_t v = rows[c.r1][c.r2];
+      if (flush_suit < 4 && on_board + (c.s1 == flush_suit) + (c.s2 == flush_suit) >= 5)
+        v = ev_.by_flush_mask(board_flush | (static_cast<unsigned>(c.mask >> (13 * flush_suit)) & 0x1fff));
+      return v;
+    };
+    const auto fixed = static_cast<std::size_t>(pl_.fixed), other = 1 - fixed;
+    const strength_t hero = strength(pl_.combos[pl_.ids[fixed]]);
+    std::uint64_t won = 0, lost = 0, ties = 0;
+    const std::uint16_t* id = pl_.ids.data();
+    const std::uint64_t* masks = pl_.masks.data();
+    for (std::size_t a = 0, end = pl_.masks.size(); a < end; ++a) {
+      const std::uint64_t live = (masks[a] & b.mask) == 0;
+      const strength_t v = strength(pl_.combos[id[2 * a + other]]);
+      won += live & (hero > v);
+      lost += live & (v > hero);
+      ties += live & (v == hero);
+    }
+    if (fixed == 0) add_heads_up(won, lost, ties, orbit, t);
+    else add_heads_up(lost, won, ties, orbit, t);
+  }
+
+  static void add_heads_up(std::uint64_t w0, std::uint64_t w1, std::uint64_t ties, std::uint64_t orbit, item_tally& t) {
     constexpr std::uint64_t half = pot_units / 2;
     const std::uint64_t outcomes = w0 + w1 + ties;
     t.outcomes += orbit * outcomes;
