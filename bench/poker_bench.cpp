@@ -10,6 +10,8 @@
 #include "fairdeck/poker/equity.hpp"
 #include "fairdeck/poker/odds.hpp"
 #include "fairdeck/poker/hand_eval.hpp"
+#include "fairdeck/poker/omaha.hpp"
+#include "fairdeck/poker/preflop_table.hpp"
 #include "fairdeck/poker/reference_eval.hpp"
 #include "fairdeck/random/engine_registry.hpp"
 #include "fairdeck/random/xoshiro256pp.hpp"
@@ -181,6 +183,107 @@ void BM_EquityExactHeadsUpPreflop(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * 1712304LL));
 }
 BENCHMARK(BM_EquityExactHeadsUpPreflop)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Baseline for the exact enumerator (the library's algorithm before issue #18): for each
+// assignment, every board completion, every hand through the perfect hash. Single thread.
+void BM_EquityExactBaselineAssignmentMajor(benchmark::State& state) {
+  const auto in = equity_case({"AhKh", "QsQd"});
+  const auto& ev = fp::hand_evaluator::instance();
+  std::vector<card_t> rest;
+  std::uint64_t used = 0;
+  for (const auto& r : in.ranges) used |= fp::card_bits(r[0]);
+  for (card_t c = 0; c < 52; ++c)
+    if (!(used >> c & 1)) rest.push_back(c);
+  const auto h0 = fp::hand_accumulator{} + in.ranges[0][0][0] + in.ranges[0][0][1];
+  const auto h1 = fp::hand_accumulator{} + in.ranges[1][0][0] + in.ranges[1][0][1];
+  for (auto _ : state) {
+    std::uint64_t wins0 = 0, wins1 = 0;
+    const std::size_t m = rest.size();
+    for (std::size_t a = 0; a < m; ++a) {
+      const auto ba = fp::hand_accumulator{} + rest[a];
+      for (std::size_t b = a + 1; b < m; ++b) {
+        const auto bb = ba + rest[b];
+        for (std::size_t c = b + 1; c < m; ++c) {
+          const auto bc = bb + rest[c];
+          for (std::size_t d = c + 1; d < m; ++d) {
+            const auto bd = bc + rest[d];
+            for (std::size_t e = d + 1; e < m; ++e) {
+              const auto board = bd + rest[e];
+              const auto s0 = ev.eval(h0 + board), s1 = ev.eval(h1 + board);
+              wins0 += s0 > s1;
+              wins1 += s1 > s0;
+            }
+          }
+        }
+      }
+    }
+    benchmark::DoNotOptimize(wins0 + wins1);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * 1712304LL));
+}
+BENCHMARK(BM_EquityExactBaselineAssignmentMajor)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Issue #18 goals: a hand against a random hand, against a 20 % range, AA vs KK vs QQ.
+void BM_EquityExactHandVsRandom(benchmark::State& state) {
+  const auto in = equity_case({"AcKc", "random"});
+  const auto threads = static_cast<unsigned>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(fp::exact_equity(in, threads));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * 2097572400LL));  // outcomes
+}
+BENCHMARK(BM_EquityExactHandVsRandom)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_EquityExactHandVsTwentyPercent(benchmark::State& state) {
+  const auto in = equity_case({state.range(0) ? "AhKd" : "AcKc", "20%"});
+  for (auto _ : state) benchmark::DoNotOptimize(fp::exact_equity(in, 2));
+  state.SetLabel(state.range(0) ? "AhKd vs 20%" : "AcKc vs 20%");
+}
+BENCHMARK(BM_EquityExactHandVsTwentyPercent)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_EquityExactThreeWayClasses(benchmark::State& state) {
+  const auto in = equity_case({"AA", "KK", "QQ"});
+  for (auto _ : state) benchmark::DoNotOptimize(fp::exact_equity(in, 2));
+}
+BENCHMARK(BM_EquityExactThreeWayClasses)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A preflop class-vs-class query from the shipped table (microseconds goal).
+void BM_PreflopTableQuery(benchmark::State& state) {
+  unsigned a = 0, b = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(fp::preflop_heads_up(a, b).equity_a());
+    a = (a + 7) % fp::preflop_classes, b = (b + 13) % fp::preflop_classes;
+  }
+}
+BENCHMARK(BM_PreflopTableQuery);
+
+// Omaha high evaluation of random hands, each on its own random board (board preparation
+// included), and many hands on one prepared board (what enumeration does).
+template <unsigned Hole>
+void BM_OmahaEvalRandom(benchmark::State& state) {
+  const auto cards = random_hands(kRandomHands / 4, Hole + 5);
+  std::size_t hands = 0;
+  for (auto _ : state) {
+    unsigned sum = 0;
+    for (std::size_t i = 0; i < cards.size(); i += Hole + 5) {
+      const fp::omaha_board b(std::span<const card_t, 5>(&cards[i + Hole], 5));
+      sum += b.high({&cards[i], Hole});
+    }
+    hands += cards.size() / (Hole + 5);
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(hands));
+}
+BENCHMARK(BM_OmahaEvalRandom<4>);
+BENCHMARK(BM_OmahaEvalRandom<5>);
+
+void BM_OmahaEquityExactHeadsUp(benchmark::State& state) {
+  fp::omaha_input in;
+  in.rules = {4, state.range(0) != 0};
+  in.hands = {fp::parse_card_run("Ac 2c Kd Qs"), fp::parse_card_run("Ad 3d 9h 9c")};
+  for (auto _ : state) benchmark::DoNotOptimize(fp::omaha_exact_equity(in, 1));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * 1086008LL * 2));  // hand evaluations
+  state.SetLabel(state.range(0) ? "hi/lo" : "high");
+}
+BENCHMARK(BM_OmahaEquityExactHeadsUp)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // Three-way preflop, exact: C(46,5) = 1,370,754 boards x 3 hands.
 void BM_EquityExactThreeWayPreflop(benchmark::State& state) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -94,6 +95,39 @@ TEST(PokerCli, EquityMonteCarloRangesSameSeedAnyThreads) {
   }
 }
 
+TEST(PokerCli, EquityWeightedPercentAndStderr) {
+  const auto r = run_cli("equity \"AA@50,KK\" QQ --board \"7c 8d 2h\" --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["method"], "exact");
+  EXPECT_EQ(j["weights"], true);
+  EXPECT_DOUBLE_EQ(j["players"][0]["weights"].get<double>(), 9.0);  // 6 x 50% + 6
+  EXPECT_NEAR(j["players"][0]["equity"].get<double>() + j["players"][1]["equity"].get<double>(), 1.0, 1e-12);
+  const auto pct = run_cli("equity AhKd 20% --board \"7c 8d 2h\" --json");
+  ASSERT_EQ(pct.exit_code, 0) << pct.err;
+  const auto combos = nlohmann::json::parse(pct.out)["players"][1]["combos"].get<int>();
+  EXPECT_GT(combos, 200);  // ~265 combos less those with the AhKd or board cards
+  EXPECT_LT(combos, 270);
+  const auto mc = run_cli("equity AhKh QsQd --trials 20000 --seed 3 --json");
+  ASSERT_EQ(mc.exit_code, 0) << mc.err;
+  const auto se = nlohmann::json::parse(mc.out)["players"][0]["stderr"].get<double>();
+  EXPECT_GT(se, 0.0);
+  EXPECT_LT(se, 0.5 / std::sqrt(20000.0) + 1e-12);
+}
+
+TEST(PokerCli, EquityOmaha) {
+  const auto r = run_cli("equity \"Ac 2c Kd Ks\" \"Ad 2d 9h 9c\" --board \"3h 4s 7d Kh Qc\" --game omaha-hilo --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["game"], "omaha-hilo");
+  EXPECT_DOUBLE_EQ(j["players"][0]["equity"].get<double>(), 0.75);  // high + half the low
+  const auto plo5 = run_cli("equity AsKsQdJd5c 9h9c8h8c2c --game omaha5 --board \"Th 7c 2d\" --json");
+  ASSERT_EQ(plo5.exit_code, 0) << plo5.err;
+  EXPECT_EQ(nlohmann::json::parse(plo5.out)["method"], "exact");
+  expect_usage_error("equity AsKsQdJd 9h9c8h --game omaha", "4 hole cards");
+  expect_usage_error("equity AsKsQdJd 9h9c8h8c --game stud", "--game");
+}
+
 TEST(PokerCli, EquityErrors) {
   expect_usage_error("equity AhKh", "2 to 10");
   expect_usage_error("equity AhKh AhQd", "Ah");
@@ -102,6 +136,8 @@ TEST(PokerCli, EquityErrors) {
   expect_usage_error("equity AhKh QsQd --board \"7c 8x\"", "8x");
   expect_usage_error("equity AhKh QsQd --exact --trials 10", "--exact");
   expect_usage_error("equity AA AA AA", "no deal");
+  expect_usage_error("equity AA@150 KK", "AA@150");
+  expect_usage_error("equity 0% KK", "0%");
 }
 
 }  // namespace

@@ -84,3 +84,31 @@ TEST(PokerRange, CardRuns) {
 
 }  // namespace
 }  // namespace fairdeck::poker
+
+namespace fairdeck::poker {
+namespace {
+
+TEST(PokerWeightedRange, WeightsPercentFractionAndLastMentionWins) {
+  const auto r = parse_weighted_range("AA@50, JTo:0.25, QsQc@25, KK");
+  ASSERT_EQ(r.combos.size(), 6u + 12u + 1u + 6u);
+  ASSERT_EQ(r.weights.size(), r.combos.size());
+  std::uint64_t sum = 0;
+  for (auto w : r.weights) sum += w;
+  EXPECT_EQ(sum, 6u * 5000 + 12u * 2500 + 2500 + 6u * weight_unit);
+  const auto qq = parse_weighted_range("QQ@10,QsQc");  // the later, unweighted mention wins
+  for (std::size_t i = 0; i < qq.combos.size(); ++i)
+    EXPECT_EQ(qq.weights[i], qq.combos[i] == *parse_hole_cards("QsQc") ? weight_unit : 1000u);
+  EXPECT_TRUE(parse_weighted_range("AA@100,KK:1").weights.empty());  // all full: no weights
+  EXPECT_EQ(parse_weighted_range("AA@0,KK").combos.size(), 6u);    // weight 0 removes
+  EXPECT_EQ(parse_weighted_range("AA@12.34").weights[0], 1234u);
+}
+
+TEST(PokerWeightedRange, RejectsBadWeights) {
+  for (const char* bad : {"AA@101", "AA@-1", "AA@", "AA@1.234", "AA:1.5", "AA:0.12345", "AA@x", "AA@0", "AA@5@6"})
+    EXPECT_THROW((void)parse_weighted_range(bad), range_parse_error) << bad;
+  EXPECT_THROW((void)parse_range("AA@50"), range_parse_error);
+  EXPECT_EQ(parse_range("AA@100").size(), 6u);
+}
+
+}  // namespace
+}  // namespace fairdeck::poker

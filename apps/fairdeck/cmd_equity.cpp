@@ -1,4 +1,5 @@
 // fairdeck equity: hold'em win/tie/equity for 2..10 hands or ranges, exact when feasible.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "command.hpp"
 #include "fairdeck/poker/equity.hpp"
 #include "fairdeck/poker/odds.hpp"
+#include "fairdeck/poker/omaha.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 
@@ -32,6 +34,7 @@ struct equity_options {
   unsigned threads = 0;
   bool exact = false;
   bool json = false;
+  std::string game = "holdem";
   CLI::Option* trials_opt = nullptr;
 };
 
@@ -48,13 +51,40 @@ struct share_interval {
 };
 
 // Normal-approximation 95% interval for a mean pot share (shares lie in [0, 1]).
-share_interval equity_interval(const fp::player_tally& t, std::uint64_t n) {
+share_interval equity_interval(const fp::player_tally& t, std::uint64_t n, std::uint64_t pot) {
   if (n == 0) return {0, 1};
-  const double u = static_cast<double>(fp::pot_units), dn = static_cast<double>(n);
+  const double u = static_cast<double>(pot), dn = static_cast<double>(n);
   const double mean = static_cast<double>(t.share) / u / dn;
   const double var = std::max(0.0, static_cast<double>(t.share_sq) / (u * u) / dn - mean * mean);
   const double half = 1.959963984540054 * std::sqrt(var / dn);
   return {std::max(0.0, mean - half), std::min(1.0, mean + half)};
+}
+
+// Omaha: fixed hands of 4 or 5 cards (docs/cli-equity.md#omaha).
+struct omaha_run {
+  fp::omaha_input in;
+  std::vector<std::size_t> combos;
+};
+
+omaha_run parse_omaha(const equity_options& o) {
+  omaha_run run;
+  run.in.rules = {o.game.starts_with("omaha5") ? 5u : 4u, o.game.ends_with("-hilo")};
+  for (std::size_t p = 0; p < o.hands.size(); ++p) {
+    try {
+      run.in.hands.push_back(fp::parse_card_run(o.hands[p]));
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(fmt::format("player {}: {}", p + 1, e.what()));
+    }
+    run.combos.push_back(1);
+  }
+  run.in.board = known_cards(o.board, "--board");
+  run.in.dead = known_cards(o.dead, "--dead");
+  try {
+    fp::check_omaha_input(run.in);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  return run;
 }
 
 int run_equity(const equity_options& o) {
@@ -63,22 +93,34 @@ int run_equity(const equity_options& o) {
                                   fp::equity_max_players, o.hands.size()));
   if (o.exact && o.trials_opt->count()) throw usage_error("--exact and --trials exclude each other");
   if (o.trials_opt->count() && o.trials == 0) throw usage_error("--trials must be at least 1");
+  const bool omaha = o.game != "holdem";
   fp::equity_input in;
-  for (std::size_t p = 0; p < o.hands.size(); ++p) {
+  omaha_run om;
+  if (omaha) {
+    om = parse_omaha(o);
+    in.board = om.in.board, in.dead = om.in.dead;
+    in.ranges.resize(om.in.hands.size());  // output loops run over players
+    in.weights.resize(om.in.hands.size());
+  }
+  for (std::size_t p = 0; p < o.hands.size() && !omaha; ++p) {
     try {
-      in.ranges.push_back(fp::parse_range(o.hands[p]));
+      auto wr = fp::parse_weighted_range(o.hands[p]);
+      in.ranges.push_back(std::move(wr.combos));
+      in.weights.push_back(std::move(wr.weights));
     } catch (const std::invalid_argument& e) {
       throw usage_error(fmt::format("player {}: {}", p + 1, e.what()));
     }
   }
-  in.board = known_cards(o.board, "--board");
-  in.dead = known_cards(o.dead, "--dead");
-  try {
-    in = fp::prepared(std::move(in));
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
+  if (!omaha) {
+    in.board = known_cards(o.board, "--board");
+    in.dead = known_cards(o.dead, "--dead");
+    try {
+      in = fp::prepared(std::move(in));
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
   }
-  const double work = fp::exact_equity_work(in);
+  const double work = omaha ? fp::omaha_exact_work(om.in) : fp::exact_equity_cost(in);
   if (o.exact && work > max_exact_work)
     throw usage_error(fmt::format("exact enumeration would need about {:.2g} hand evaluations (limit {:.0g}); "
                                   "drop --exact to use Monte Carlo",
@@ -93,33 +135,39 @@ int run_equity(const equity_options& o) {
     const run_control rc = bar.control();
     if (exact) {
       try {
-        r = fp::exact_equity(in, o.threads, rc);
+        r = omaha ? fp::omaha_exact_equity(om.in, o.threads, rc) : fp::exact_equity(in, o.threads, rc);
       } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
       }
     } else {
       eng = o.engine.resolve();
-      r = fp::sample_equity(in, o.trials, *eng, o.threads, rc);
+      r = omaha ? fp::omaha_sample_equity(om.in, o.trials, *eng, o.threads, rc)
+                : fp::sample_equity(in, o.trials, *eng, o.threads, rc);
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.complete) fmt::print(stderr, "fairdeck: interrupted; results cover {} outcomes only\n", r.outcomes);
-  const double n = static_cast<double>(r.outcomes);
-  auto frac = [&](std::uint64_t k) { return n > 0 ? static_cast<double>(k) / n : 0.0; };
-  auto equity = [&](const fp::player_tally& t) {
-    return n > 0 ? static_cast<double>(t.share) / static_cast<double>(fp::pot_units) / n : 0.0;
+  const bool weighted = std::any_of(in.weights.begin(), in.weights.end(), [](const auto& w) { return !w.empty(); });
+  auto combos = [&](std::size_t p) { return omaha ? std::size_t{1} : in.ranges[p].size(); };
+  auto combo_weight = [&](std::size_t p) {  // the range's size in full-weight combos
+    if (in.weights[p].empty()) return static_cast<double>(in.ranges[p].size());
+    double sum = 0;
+    for (auto w : in.weights[p]) sum += static_cast<double>(w) / fp::weight_unit;
+    return sum;
   };
 
   if (o.json) {
     nlohmann::json players = nlohmann::json::array();
     for (std::size_t p = 0; p < in.ranges.size(); ++p) {
       const auto& t = r.players[p];
-      nlohmann::json pj{{"hand", o.hands[p]},  {"combos", in.ranges[p].size()}, {"wins", t.wins},
-                        {"ties", t.ties},      {"win", frac(t.wins)},          {"tie", frac(t.ties)},
-                        {"equity", equity(t)}};
+      nlohmann::json pj{{"hand", o.hands[p]},  {"combos", combos(p)}, {"wins", t.wins},
+                        {"ties", t.ties},      {"win", fp::win_fraction(r, p)}, {"tie", fp::tie_fraction(r, p)},
+                        {"equity", fp::equity_share(r, p)}};
+      if (weighted) pj["weights"] = combo_weight(p);
       if (!exact) {
+        pj["stderr"] = fp::equity_stderr(r, p);
         const auto wi = fp::clopper_pearson(t.wins, r.outcomes);
-        const auto ei = equity_interval(t, r.outcomes);
+        const auto ei = equity_interval(t, r.outcomes, r.pot);
         pj.update({{"win_ci_low", wi.low}, {"win_ci_high", wi.high}, {"equity_ci_low", ei.low}, {"equity_ci_high", ei.high}});
       }
       players.push_back(pj);
@@ -127,12 +175,15 @@ int run_equity(const equity_options& o) {
     nlohmann::json j{{"method", exact ? "exact" : "monte_carlo"}, {"board", cards_json(in.board)},
                      {"dead", cards_json(in.dead)},              {"outcomes", r.outcomes},
                      {"complete", r.complete},                   {"players", players}};
+    if (weighted) j["weights"] = true;
+    if (omaha) j["game"] = o.game;
     if (exact) j["assignments"] = r.assignments;
     else j["trials"] = r.outcomes, j["engine"] = engine_json(*eng);
     print_json(j);
     return r.complete ? 0 : 130;
   }
 
+  if (omaha) fmt::print("Game: {}\n", o.game);
   if (!in.board.empty()) fmt::print("Board: {}\n", format_cards(in.board, {}));
   if (!in.dead.empty()) fmt::print("Dead:  {}\n", format_cards(in.dead, {}));
   if (exact)
@@ -146,10 +197,10 @@ int run_equity(const equity_options& o) {
              exact ? "" : "   95% CI (equity)");
   for (std::size_t p = 0; p < in.ranges.size(); ++p) {
     const auto& t = r.players[p];
-    fmt::print("{:<6} {:<{}} {:>6} {:>8.4f}% {:>8.4f}% {:>8.4f}%", p + 1, o.hands[p], width, in.ranges[p].size(),
-               100 * frac(t.wins), 100 * frac(t.ties), 100 * equity(t));
+    fmt::print("{:<6} {:<{}} {:>6} {:>8.4f}% {:>8.4f}% {:>8.4f}%", p + 1, o.hands[p], width, combos(p),
+               100 * fp::win_fraction(r, p), 100 * fp::tie_fraction(r, p), 100 * fp::equity_share(r, p));
     if (!exact) {
-      const auto ei = equity_interval(t, r.outcomes);
+      const auto ei = equity_interval(t, r.outcomes, r.pot);
       fmt::print("   [{:.4f}%, {:.4f}%]", 100 * ei.low, 100 * ei.high);
     }
     fmt::print("\n");
@@ -167,6 +218,9 @@ void setup(CLI::App& app, int& exit_code) {
   o->trials_opt = cmd->add_option("--trials", o->trials, "Monte Carlo deals (forces Monte Carlo)")->capture_default_str();
   add_threads_option(*cmd, o->threads, "Worker threads (0 = one per core); results do not depend on it");
   cmd->add_flag("--exact", o->exact, "Enumerate every deal even if slow");
+  cmd->add_option("--game", o->game, "holdem, omaha (PLO4), omaha5 (PLO5), omaha-hilo or omaha5-hilo (8 or better)")
+      ->check(CLI::IsMember({"holdem", "omaha", "omaha5", "omaha-hilo", "omaha5-hilo"}))
+      ->capture_default_str();
   add_engine_options(*cmd, o->engine);
   cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-equity.md)");
   cmd->callback([o, &exit_code] { exit_code = run_equity(*o); });

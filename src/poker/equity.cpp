@@ -1,6 +1,7 @@
 #include "fairdeck/poker/equity.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <stdexcept>
 
@@ -8,6 +9,7 @@
 
 #include "fairdeck/poker/enumerate.hpp"
 #include "fairdeck/poker/hand_eval.hpp"
+#include "fairdeck/poker/internal/assignments.hpp"
 #include "fairdeck/poker/internal/parallel.hpp"
 #include "fairdeck/shuffle/partial_shuffle.hpp"
 
@@ -55,46 +57,11 @@ void score(const hand_evaluator& ev, std::span<const hand_accumulator> holes, co
   }
 }
 
-// Calls f(board) for every way to add `Left` cards from rem[from..] to `board`.
-template <unsigned Left, class F>
-void for_each_board(std::span<const card_t> rem, std::size_t from, const hand_accumulator& board, F& f) {
-  if constexpr (Left == 0) {
-    f(board);
-  } else {
-    for (std::size_t i = from; i + Left <= rem.size(); ++i) for_each_board<Left - 1>(rem, i + 1, board + rem[i], f);
-  }
-}
-
-template <class F>
-void for_each_board_n(unsigned left, std::span<const card_t> rem, std::size_t from, const hand_accumulator& board, F& f) {
-  switch (left) {
-    case 0: return for_each_board<0>(rem, from, board, f);
-    case 1: return for_each_board<1>(rem, from, board, f);
-    case 2: return for_each_board<2>(rem, from, board, f);
-    case 3: return for_each_board<3>(rem, from, board, f);
-    case 4: return for_each_board<4>(rem, from, board, f);
-    default: return for_each_board<5>(rem, from, board, f);
-  }
-}
-
-// Depth-first over consistent assignments; f(combos) returns false to stop.
-template <class F>
-bool for_each_assignment(const std::vector<std::vector<hole_cards>>& ranges, std::size_t p, std::uint64_t used,
-                         std::vector<hole_cards>& cur, F& f) {
-  if (p == ranges.size()) return f(std::as_const(cur));
-  for (const auto& h : ranges[p]) {
-    if (used & card_bits(h)) continue;
-    cur[p] = h;
-    if (!for_each_assignment(ranges, p + 1, used | card_bits(h), cur, f)) return false;
-  }
-  return true;
-}
-
 void require_consistent_deal(const equity_input& in) {
-  std::vector<hole_cards> cur(in.ranges.size());
+  std::vector<std::uint32_t> cur(in.ranges.size());
   bool any = false;
-  auto stop_at_first = [&](const std::vector<hole_cards>&) { return !(any = true); };
-  for_each_assignment(in.ranges, 0, known_mask(in), cur, stop_at_first);
+  auto stop_at_first = [&](const std::vector<std::uint32_t>&) { return !(any = true); };
+  internal::for_each_assignment(in.ranges, 0, known_mask(in), cur, stop_at_first);
   if (!any) throw std::invalid_argument("no deal is possible: the players' hands and ranges always share a card");
 }
 
@@ -123,10 +90,26 @@ equity_input prepared(equity_input in) {
   if (in.board.size() + in.dead.size() + 2 * n > cards_per_deck)
     throw std::invalid_argument("too many known cards: players, board and dead cards need more than 52 cards");
   const std::uint64_t known = known_mask(in);
+  if (in.weights.size() > n) throw std::invalid_argument("more weight lists than players");
+  in.weights.resize(n);
   for (std::size_t p = 0; p < n; ++p) {
     auto& r = in.ranges[p];
+    auto& w = in.weights[p];
     if (r.empty()) throw std::invalid_argument(fmt::format("player {} has an empty range", p + 1));
-    r.erase(std::remove_if(r.begin(), r.end(), [&](const hole_cards& h) { return (card_bits(h) & known) != 0; }), r.end());
+    if (!w.empty() && w.size() != r.size())
+      throw std::invalid_argument(fmt::format("player {}: {} weights for {} combos", p + 1, w.size(), r.size()));
+    std::size_t k = 0;  // keep combos off the board and dead cards with a positive weight
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (!w.empty() && w[i] > weight_unit)
+        throw std::invalid_argument(fmt::format("player {}: a combo weight above 100%", p + 1));
+      if ((card_bits(r[i]) & known) || (!w.empty() && w[i] == 0)) continue;
+      r[k] = r[i];
+      if (!w.empty()) w[k] = w[i];
+      ++k;
+    }
+    r.resize(k);
+    if (!w.empty()) w.resize(k);
+    if (std::all_of(w.begin(), w.end(), [](std::uint32_t x) { return x == weight_unit; })) w.clear();
     if (r.empty())
       throw std::invalid_argument(fmt::format("player {}'s range has no hands left once board and dead cards are removed", p + 1));
   }
@@ -139,83 +122,6 @@ double exact_equity_work(const equity_input& in) {
   for (const auto& r : in.ranges) assignments *= static_cast<double>(r.size());
   const auto rem = cards_per_deck - in.board.size() - in.dead.size() - 2 * in.ranges.size();
   return assignments * static_cast<double>(choose(rem, board_cards_needed(in))) * static_cast<double>(in.ranges.size());
-}
-
-equity_result exact_equity(const equity_input& in, unsigned threads, const run_control& rc) {
-  const std::size_t n = in.ranges.size();
-  const unsigned need = board_cards_needed(in);
-  const std::uint64_t known = known_mask(in);
-  // Every consistent assignment, flattened n combos at a time.
-  std::vector<hole_cards> flat, cur(n);
-  auto keep = [&](const std::vector<hole_cards>& a) {
-    flat.insert(flat.end(), a.begin(), a.end());
-    return flat.size() / n <= max_exact_assignments;
-  };
-  if (!for_each_assignment(in.ranges, 0, known, cur, keep))
-    throw std::invalid_argument(fmt::format("more than {} hole-card assignments: too many to enumerate exactly; use Monte Carlo",
-                                            max_exact_assignments));
-  const std::uint64_t assignments = flat.size() / n;
-  if (assignments == 0) throw std::invalid_argument("no deal is possible: the players' hands and ranges always share a card");
-  const std::size_t rem_size = cards_per_deck - in.board.size() - in.dead.size() - 2 * n;
-  // Work item = (assignment, position of the first new board card); with a full board, one
-  // item per block of assignments.
-  const std::uint64_t firsts = need ? rem_size - need + 1 : 1;
-  const std::uint64_t block = need ? 1 : 4096;
-  const std::uint64_t items = need ? assignments * firsts : (assignments + block - 1) / block;
-  const std::uint64_t total = assignments * choose(rem_size, need);
-
-  const auto& ev = hand_evaluator::instance();
-  const hand_accumulator board0 = accumulate(in.board);
-  const unsigned workers = internal::resolve_threads(threads);
-  std::vector<std::vector<player_tally>> tallies(workers, std::vector<player_tally>(n));
-  std::mutex mu;
-  std::uint64_t done = 0;
-  internal::parallel_items(items, workers, [&](std::uint64_t item, unsigned worker) {
-    if (rc.stopped()) return;
-    const std::uint64_t a_begin = need ? item / firsts : item * block;
-    const std::uint64_t a_end = need ? a_begin + 1 : std::min(assignments, a_begin + block);
-    std::uint64_t counted = 0;
-    std::array<hand_accumulator, equity_max_players> holes{};
-    std::vector<card_t> rem;
-    for (std::uint64_t a = a_begin; a < a_end; ++a) {
-      std::uint64_t used = known;
-      for (std::size_t p = 0; p < n; ++p) {
-        const auto& h = flat[a * n + p];
-        holes[p] = accumulate(h);
-        used |= card_bits(h);
-      }
-      rem.clear();
-      for (card_t c = 0; c < cards_per_deck; ++c)
-        if (!(used >> c & 1)) rem.push_back(c);
-      auto on_board = [&](const hand_accumulator& b) {
-        score(ev, {holes.data(), n}, b, tallies[worker].data());
-        ++counted;
-      };
-      if (need == 0) {
-        on_board(board0);
-      } else {
-        const std::size_t first = item % firsts;
-        for_each_board_n(need - 1, rem, first + 1, board0 + rem[first], on_board);
-      }
-    }
-    std::lock_guard lock(mu);
-    done += counted;
-    rc.progress(done, total);
-  });
-  equity_result out;
-  out.exact = true;
-  out.outcomes = done;
-  out.assignments = assignments;
-  out.complete = done == total;
-  out.players.assign(n, {});
-  for (const auto& t : tallies)
-    for (std::size_t p = 0; p < n; ++p) {
-      out.players[p].wins += t[p].wins;
-      out.players[p].ties += t[p].ties;
-      out.players[p].share += t[p].share;
-      out.players[p].share_sq += t[p].share_sq;
-    }
-  return out;
 }
 
 namespace {
@@ -251,8 +157,12 @@ void sample_chunk(const equity_input& in, std::uint64_t trials, Engine& engine, 
         std::size_t p = 0;
         for (; p < n; ++p) {
           const auto& r = in.ranges[p];
-          const hole_cards& h = r[draw_below(engine, r.size())];
+          const std::size_t i = draw_below(engine, r.size());
+          const hole_cards& h = r[i];
           if (used & card_bits(h)) break;
+          // Weighted combos: kept with probability w / weight_unit (rejection sampling).
+          if (p < in.weights.size() && !in.weights[p].empty() && draw_below(engine, weight_unit) >= in.weights[p][i])
+            break;
           used |= card_bits(h);
           holes[p] = accumulate(h);
         }
@@ -272,6 +182,31 @@ void sample_chunk(const equity_input& in, std::uint64_t trials, Engine& engine, 
 }
 
 }  // namespace
+
+double win_fraction(const equity_result& r, std::size_t p) noexcept {
+  if (r.weighted) return r.total_weight > 0 ? r.players[p].weighted_wins / r.total_weight : 0.0;
+  return r.outcomes ? static_cast<double>(r.players[p].wins) / static_cast<double>(r.outcomes) : 0.0;
+}
+
+double tie_fraction(const equity_result& r, std::size_t p) noexcept {
+  if (r.weighted) return r.total_weight > 0 ? r.players[p].weighted_ties / r.total_weight : 0.0;
+  return r.outcomes ? static_cast<double>(r.players[p].ties) / static_cast<double>(r.outcomes) : 0.0;
+}
+
+double equity_share(const equity_result& r, std::size_t p) noexcept {
+  const double u = static_cast<double>(r.pot);
+  if (r.weighted) return r.total_weight > 0 ? r.players[p].weighted_share / u / r.total_weight : 0.0;
+  return r.outcomes ? static_cast<double>(r.players[p].share) / u / static_cast<double>(r.outcomes) : 0.0;
+}
+
+double equity_stderr(const equity_result& r, std::size_t p) noexcept {
+  if (r.exact || r.outcomes < 2) return 0.0;
+  const double u = static_cast<double>(r.pot);
+  const double n = static_cast<double>(r.outcomes);
+  const double mean = static_cast<double>(r.players[p].share) / u / n;
+  const double mean_sq = static_cast<double>(r.players[p].share_sq) / (u * u) / n;
+  return std::sqrt(std::max(0.0, mean_sq - mean * mean) * n / (n - 1) / n);
+}
 
 equity_result sample_equity(const equity_input& in, std::uint64_t trials, const engine_spec& engine, unsigned threads,
                             const run_control& rc) {

@@ -1,5 +1,7 @@
 #include "fairdeck/poker/range.hpp"
 
+#include "fairdeck/poker/preflop_table.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -89,9 +91,18 @@ bool is_random(std::string_view item) {
   return lower == "random" || lower == "*";
 }
 
+std::optional<std::uint64_t> parse_decimal(std::string_view t, unsigned max_decimals);
+
 void parse_item(std::string_view item, std::vector<hole_cards>& out) {
   if (item.empty()) fail(item, "empty item (two commas in a row?)");
   if (is_random(item)) return add_random(out);
+  if (item.back() == '%') {  // top x % by the preflop ranking
+    const auto v = parse_decimal(trim(item.substr(0, item.size() - 1)), 2);
+    if (!v || *v == 0 || *v > 10000) fail(item, "a percentage range is 0.01% to 100% with at most two decimals");
+    const auto top = preflop_top_percent(static_cast<double>(*v) / 100);
+    out.insert(out.end(), top.begin(), top.end());
+    return;
+  }
   if (const auto h = parse_hole_cards(item)) {
     out.push_back(*h);
     return;
@@ -164,20 +175,80 @@ std::optional<hole_cards> parse_hole_cards(std::string_view text) {
   return ordered(cards[0], cards[1]);
 }
 
-std::vector<hole_cards> parse_range(std::string_view text) {
+namespace {
+
+// "50", "12.5" -> value * 10^scale_digits, at most max_decimals decimals, else nullopt.
+std::optional<std::uint64_t> parse_decimal(std::string_view t, unsigned max_decimals) {
+  if (t.empty()) return std::nullopt;
+  std::uint64_t v = 0;
+  unsigned decimals = 0;
+  bool dot = false, digits = false;
+  for (char ch : t) {
+    if (ch == '.' && !dot) {
+      dot = true;
+      continue;
+    }
+    if (ch < '0' || ch > '9') return std::nullopt;
+    if (dot && ++decimals > max_decimals) return std::nullopt;
+    if (v > 1'000'000'000) return std::nullopt;
+    v = v * 10 + static_cast<unsigned>(ch - '0');
+    digits = true;
+  }
+  if (!digits) return std::nullopt;
+  for (; decimals < max_decimals; ++decimals) v *= 10;
+  return v;
+}
+
+// Splits "ITEM@W" / "ITEM:F" into the item and its weight (weight_unit when absent).
+std::pair<std::string_view, std::uint32_t> split_weight(std::string_view item) {
+  const auto at = item.find_first_of("@:");
+  if (at == std::string_view::npos) return {item, weight_unit};
+  const std::string_view num = trim(item.substr(at + 1));
+  const bool percent = item[at] == '@';
+  const auto v = parse_decimal(num, percent ? 2 : 4);  // both in units of 1/10000
+  if (!v || *v > weight_unit)
+    fail(item, percent ? "a weight after '@' is a percentage from 0 to 100 with at most two decimals"
+                       : "a weight after ':' is a fraction from 0 to 1 with at most four decimals");
+  return {trim(item.substr(0, at)), static_cast<std::uint32_t>(*v)};
+}
+
+}  // namespace
+
+weighted_range parse_weighted_range(std::string_view text) {
   const std::string_view all = trim(text);
-  std::vector<hole_cards> out;
   if (all.empty()) fail(text, "empty");
+  std::vector<std::pair<hole_cards, std::uint32_t>> listed;  // in order of mention
+  std::vector<hole_cards> item_combos;
   std::size_t start = 0;
   while (start <= all.size()) {
     const auto comma = all.find(',', start);
     const auto end = comma == std::string_view::npos ? all.size() : comma;
-    parse_item(trim(all.substr(start, end - start)), out);
+    const auto [item, weight] = split_weight(trim(all.substr(start, end - start)));
+    item_combos.clear();
+    parse_item(item, item_combos);
+    for (const auto& h : item_combos) listed.push_back({h, weight});
     start = end + 1;
   }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  // The last mention of a combo wins: stable sort by combo, keep each run's last entry.
+  std::stable_sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  weighted_range out;
+  bool all_full = true;
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    if (i + 1 < listed.size() && listed[i + 1].first == listed[i].first) continue;
+    if (listed[i].second == 0) continue;
+    out.combos.push_back(listed[i].first);
+    out.weights.push_back(listed[i].second);
+    all_full = all_full && listed[i].second == weight_unit;
+  }
+  if (out.combos.empty()) fail(text, "every combo has weight 0");
+  if (all_full) out.weights.clear();
   return out;
+}
+
+std::vector<hole_cards> parse_range(std::string_view text) {
+  auto r = parse_weighted_range(text);
+  if (!r.weights.empty()) fail(text, "weights are not allowed here");
+  return std::move(r.combos);
 }
 
 }  // namespace fairdeck::poker

@@ -27,6 +27,11 @@ struct equity_input {
   std::vector<std::vector<hole_cards>> ranges;  // one per player; a fixed hand is one combo
   std::vector<card_t> board;                    // 0..5 known community cards
   std::vector<card_t> dead;                     // known to be out of play
+  // Optional combo weights in units of weight_unit (= 100 %), parallel to `ranges`: empty
+  // (or an empty entry) means every combo of that range has full weight. A combo of weight w
+  // is held w / weight_unit as often as a full-weight one: an assignment's probability is
+  // proportional to the product of its combos' weights.
+  std::vector<std::vector<std::uint32_t>> weights;
 };
 
 // Checks player count, board size, distinct known cards, and removes range combos that
@@ -39,6 +44,9 @@ struct player_tally {
   std::uint64_t ties = 0;      // outcomes this player shared
   std::uint64_t share = 0;     // pot shares in pot_units
   std::uint64_t share_sq = 0;  // sum of squared per-outcome shares (for Monte Carlo intervals)
+  // Exact runs with weighted ranges: the same sums with each outcome counted with its
+  // assignment's weight (a product of fractions); otherwise equal to the counts above.
+  double weighted_wins = 0, weighted_ties = 0, weighted_share = 0;
 };
 
 struct equity_result {
@@ -47,14 +55,32 @@ struct equity_result {
   std::uint64_t assignments = 0;  // exact: consistent hole-card assignments enumerated
   std::vector<player_tally> players;
   bool complete = true;  // false when stopped early
+  bool weighted = false;    // exact run over weighted ranges: use the weighted_* sums
+  double total_weight = 0;  // weighted: the sum of the outcomes' weights
+  unsigned symmetry = 1;    // exact: suit permutations that leave the input unchanged
+  std::uint64_t pot = pot_units;  // a whole pot in share units (Omaha hi/lo: 2 x pot_units)
 };
+
+// Fractions of the (weighted) outcomes: won alone, shared, and the mean pot share.
+[[nodiscard]] double win_fraction(const equity_result& r, std::size_t player) noexcept;
+[[nodiscard]] double tie_fraction(const equity_result& r, std::size_t player) noexcept;
+[[nodiscard]] double equity_share(const equity_result& r, std::size_t player) noexcept;
+// Monte Carlo: the standard error of equity_share (sample standard deviation of the
+// per-deal share over sqrt(deals)); 0 for exact results.
+[[nodiscard]] double equity_stderr(const equity_result& r, std::size_t player) noexcept;
 
 // Player-hand evaluations an exact run would need (an upper bound when ranges overlap).
 [[nodiscard]] double exact_equity_work(const equity_input& prepared_input);
+// What exact_equity really costs, in the same unit (about one hand evaluation each): the
+// boards it visits after suit symmetry times (combos evaluated + assignments compared).
+[[nodiscard]] double exact_equity_cost(const equity_input& prepared_input);
 
-// Every consistent assignment and every board completion. Throws std::invalid_argument
-// when no assignment is consistent, or there are more than max_exact_assignments of them
-// (they are held in memory).
+// Every consistent assignment and every board completion, board-major: each board is
+// evaluated once for every combo in play and shared by all assignments; boards that a suit
+// permutation leaving the input unchanged maps onto each other are counted once with their
+// orbit's size (src/poker/equity_exact.cpp). Throws std::invalid_argument when no
+// assignment is consistent, or there are more than max_exact_assignments of them (they are
+// held in memory).
 inline constexpr std::uint64_t max_exact_assignments = 10'000'000;
 [[nodiscard]] equity_result exact_equity(const equity_input& prepared_input, unsigned threads = 0,
                                          const run_control& rc = {});

@@ -1,0 +1,77 @@
+// Omaha: PLO4 / PLO5 (4 or 5 hole cards; a hand is exactly two hole cards plus exactly three
+// board cards), high only or hi/lo 8-or-better, evaluation and equity (exact and Monte Carlo)
+// for 2..10 fixed hands.
+//
+// High: the best of the C(h, 2) x C(5, 3) five-card hands by hand_evaluator (the board's ten
+// triples are prepared once per board, so each candidate is one perfect-hash lookup).
+// Low (8 or better): five distinct ranks from ace (low) to eight, two from the hand and three
+// from the board; straights and flushes do not count. As a set of ranks (bit 0 = ace ...
+// bit 7 = eight) two lows compare like the numbers their bit masks spell (highest card first),
+// so the best low is the smallest mask over disjoint (hole pair, board triple) pairs.
+// Hi/lo pots: half to the best high and half to the best low (ties split each half, so a
+// pot can be quartered); with no qualifying low the high takes all. Shares are counted in
+// 1/omaha_pot_units of a pot (2 x 2520), always whole numbers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fairdeck/poker/equity.hpp"
+#include "fairdeck/poker/hand_eval.hpp"
+
+namespace fairdeck::poker {
+
+struct omaha_rules {
+  unsigned hole_cards = 4;  // 4 (PLO) or 5 (PLO5)
+  bool hi_lo = false;       // 8-or-better split pot
+};
+
+inline constexpr std::uint64_t omaha_pot_units = 2 * pot_units;
+
+// Low value: 0 = no qualifying low; otherwise 256 - rank mask, so higher is better.
+using low_t = std::uint16_t;
+
+// A complete 5-card board, prepared for evaluating many Omaha hands.
+class omaha_board {
+ public:
+  explicit omaha_board(std::span<const card_t, 5> board) noexcept;
+  // Best high strength of a hand of 2..5 hole cards (exactly two used).
+  [[nodiscard]] strength_t high(std::span<const card_t> hole) const noexcept;
+  // Best 8-or-better low (0 if none).
+  [[nodiscard]] low_t low(std::span<const card_t> hole) const noexcept;
+
+ private:
+  std::array<std::uint64_t, 10> triple_key_{};      // rank-count keys (hand_eval.hpp layout)
+  std::array<std::uint8_t, 10> triple_suit_{};      // the triple's suit if all three share it, else 4
+  std::array<std::uint16_t, 10> triple_flush_{};    // that suit's rank mask (fairdeck order)
+  std::array<std::uint8_t, 10> triple_low_{};       // low rank mask if three distinct low ranks, else 0
+  unsigned low_triples_ = 0;
+  std::array<std::uint8_t, 10> lows_{};             // the distinct valid low triples
+  bool any_flush_ = false;
+};
+
+// Checked one-off evaluation: 4..5 distinct hole cards and 5 board cards.
+[[nodiscard]] strength_t omaha_high(std::span<const card_t> hole, std::span<const card_t> board);
+[[nodiscard]] low_t omaha_low(std::span<const card_t> hole, std::span<const card_t> board);
+
+struct omaha_input {
+  omaha_rules rules;
+  std::vector<std::vector<card_t>> hands;  // 2..10 players, rules.hole_cards each
+  std::vector<card_t> board;               // 0..5
+  std::vector<card_t> dead;
+};
+
+// Checks counts and distinct cards; throws std::invalid_argument naming the problem.
+void check_omaha_input(const omaha_input& in);
+// Hand evaluations an exact run needs (boards x players).
+[[nodiscard]] double omaha_exact_work(const omaha_input& in);
+
+// Results use equity_result with pot = omaha_pot_units: wins = whole pot alone (a scoop),
+// ties = part of the pot, share = pot shares.
+[[nodiscard]] equity_result omaha_exact_equity(const omaha_input& in, unsigned threads = 0, const run_control& rc = {});
+[[nodiscard]] equity_result omaha_sample_equity(const omaha_input& in, std::uint64_t trials, const engine_spec& engine,
+                                                unsigned threads = 0, const run_control& rc = {});
+
+}  // namespace fairdeck::poker

@@ -1,0 +1,430 @@
+// Exact hold'em equity, board-major (the structure of OMPEval's enumerator, Z. Zaborsky 2016):
+//
+// 1. Every consistent hole-card assignment is listed once (combo ids + card mask + weight).
+// 2. Board completions are enumerated from the cards no assignment always holds, with the
+//    board's rank multiset advanced one card per level through internal::rank_states, so a
+//    7-card strength is two loads: the 6-rank state after the first hole card, then the row
+//    entry of the second (flushes: the board has at most one suit with 3+ cards, checked per
+//    combo against the flush table).
+// 3. Per board, each combo in play is evaluated once and every assignment disjoint from the
+//    board compares stored strengths.
+// 4. Suit isomorphism (internal/suit_symmetry.hpp): completions are counted once per orbit of
+//    the input's symmetry group, with the orbit's size as an integer weight.
+// Work items are the first two completion cards, handed to the poker module's parallel helper;
+// per-item tallies are summed in item order, so results never depend on the thread count.
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "fairdeck/poker/enumerate.hpp"
+#include "fairdeck/poker/equity.hpp"
+#include "fairdeck/poker/internal/assignments.hpp"
+#include "fairdeck/poker/internal/parallel.hpp"
+#include "fairdeck/poker/internal/rank_states.hpp"
+#include "fairdeck/poker/internal/suit_symmetry.hpp"
+
+namespace fairdeck::poker {
+namespace {
+
+using internal::rank_states;
+
+struct combo_info {
+  std::uint64_t mask;
+  std::uint8_t r1, r2;  // fairdeck ranks
+  std::uint8_t s1, s2;  // suits
+};
+
+struct board_state {
+  std::uint32_t ranks = rank_states::empty;
+  std::array<std::uint8_t, 4> suits{};
+  std::uint64_t mask = 0;
+};
+
+[[nodiscard]] board_state add(const rank_states& rs, const board_state& b, card_t c) noexcept {
+  board_state out{rs.next(b.ranks, rank_of(c)), b.suits, b.mask | card_bit(c)};
+  ++out.suits[suit_of(c)];
+  return out;
+}
+
+template <unsigned Left, class F>
+void for_each_completion_state(const rank_states& rs, std::span<const card_t> deck, std::size_t from,
+                               const board_state& b, F& f) {
+  if constexpr (Left == 0) {
+    f(b);
+  } else {
+    for (std::size_t i = from; i + Left <= deck.size(); ++i)
+      for_each_completion_state<Left - 1>(rs, deck, i + 1, add(rs, b, deck[i]), f);
+  }
+}
+
+template <class F>
+void completions(unsigned left, const rank_states& rs, std::span<const card_t> deck, std::size_t from,
+                 const board_state& b, F& f) {
+  switch (left) {
+    case 0: return for_each_completion_state<0>(rs, deck, from, b, f);
+    case 1: return for_each_completion_state<1>(rs, deck, from, b, f);
+    case 2: return for_each_completion_state<2>(rs, deck, from, b, f);
+    default: return for_each_completion_state<3>(rs, deck, from, b, f);
+  }
+}
+
+std::uint64_t known_cards(const equity_input& in) {
+  std::uint64_t m = 0;
+  for (card_t c : in.board) m |= card_bit(c);
+  for (card_t c : in.dead) m |= card_bit(c);
+  return m;
+}
+
+std::uint32_t weight_of(const equity_input& in, std::size_t p, std::size_t i) {
+  return p < in.weights.size() && !in.weights[p].empty() ? in.weights[p][i] : weight_unit;
+}
+
+bool is_weighted(const equity_input& in) {
+  for (std::size_t p = 0; p < in.ranges.size(); ++p)
+    for (std::size_t i = 0; i < in.ranges[p].size(); ++i)
+      if (weight_of(in, p, i) != weight_unit) return true;
+  return false;
+}
+
+// The suit permutations (without the identity) that leave board, dead cards and every
+// player's weighted range unchanged.
+std::vector<internal::suit_perm> input_symmetries(const equity_input& in) {
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> sorted(in.ranges.size());
+  for (std::size_t p = 0; p < in.ranges.size(); ++p) {
+    for (std::size_t i = 0; i < in.ranges[p].size(); ++i) sorted[p].push_back({card_bits(in.ranges[p][i]), weight_of(in, p, i)});
+    std::sort(sorted[p].begin(), sorted[p].end());
+  }
+  std::uint64_t board = 0, dead = 0;
+  for (card_t c : in.board) board |= card_bit(c);
+  for (card_t c : in.dead) dead |= card_bit(c);
+  std::vector<internal::suit_perm> out;
+  const auto perms = internal::all_suit_perms();
+  for (std::size_t k = 1; k < perms.size(); ++k) {
+    const auto& perm = perms[k];
+    bool same = permute_mask(board, perm) == board && permute_mask(dead, perm) == dead;
+    for (std::size_t p = 0; p < sorted.size() && same; ++p) {
+      auto image = sorted[p];
+      for (auto& e : image) e.first = permute_mask(e.first, perm);
+      std::sort(image.begin(), image.end());
+      same = image == sorted[p];
+    }
+    if (same) out.push_back(perm);
+  }
+  return out;
+}
+
+struct plan {
+  std::size_t n = 0;
+  unsigned need = 0;
+  bool weighted = false;
+  int fixed = -1;                       // heads-up with one fixed hand: that player
+  std::vector<combo_info> combos;       // every combo some player may hold, once
+  std::vector<std::uint16_t> ids;       // assignments: n combo ids each
+  std::vector<std::uint64_t> masks;     // assignments: their cards
+  std::vector<double> weights;          // assignments: product of weight fractions (weighted only)
+  std::vector<card_t> deck;             // cards a completion may use
+  board_state board0;
+  std::uint64_t assignments = 0;
+};
+
+plan make_plan(const equity_input& in) {
+  plan pl;
+  pl.n = in.ranges.size();
+  pl.need = 5 - static_cast<unsigned>(in.board.size());
+  pl.weighted = is_weighted(in);
+  std::array<std::int16_t, 52 * 52> id_of{};
+  id_of.fill(-1);
+  std::vector<std::vector<std::uint16_t>> range_ids(pl.n);
+  for (std::size_t p = 0; p < pl.n; ++p)
+    for (const auto& h : in.ranges[p]) {
+      auto& id = id_of[h[0] * 52 + h[1]];
+      if (id < 0) {
+        id = static_cast<std::int16_t>(pl.combos.size());
+        pl.combos.push_back({card_bits(h), static_cast<std::uint8_t>(rank_of(h[0])), static_cast<std::uint8_t>(rank_of(h[1])),
+                             static_cast<std::uint8_t>(suit_of(h[0])), static_cast<std::uint8_t>(suit_of(h[1]))});
+      }
+      range_ids[p].push_back(static_cast<std::uint16_t>(id));
+    }
+  const std::uint64_t known = known_cards(in);
+  std::uint64_t always = ~std::uint64_t{0};
+  std::vector<std::uint32_t> cur(pl.n);
+  auto keep = [&](const std::vector<std::uint32_t>& a) {
+    std::uint64_t m = 0;
+    double w = 1;
+    for (std::size_t p = 0; p < pl.n; ++p) {
+      pl.ids.push_back(range_ids[p][a[p]]);
+      m |= card_bits(in.ranges[p][a[p]]);
+      if (pl.weighted) w *= static_cast<double>(weight_of(in, p, a[p])) / weight_unit;
+    }
+    pl.masks.push_back(m);
+    if (pl.weighted) pl.weights.push_back(w);
+    always &= m;
+    return pl.masks.size() <= max_exact_assignments;
+  };
+  if (!internal::for_each_assignment(in.ranges, 0, known, cur, keep))
+    throw std::invalid_argument(fmt::format("more than {} hole-card assignments: too many to enumerate exactly; use Monte Carlo",
+                                            max_exact_assignments));
+  pl.assignments = pl.masks.size();
+  if (pl.assignments == 0) throw std::invalid_argument("no deal is possible: the players' hands and ranges always share a card");
+  for (card_t c = 0; c < cards_per_deck; ++c)
+    if (!((known | always) >> c & 1)) pl.deck.push_back(c);
+  const auto& rs = rank_states::instance();
+  for (card_t c : in.board) pl.board0 = add(rs, pl.board0, c);
+  if (pl.n == 2 && !pl.weighted && pl.combos.size() > 13)
+    for (int p = 0; p < 2; ++p)
+      if (in.ranges[static_cast<std::size_t>(p)].size() == 1) pl.fixed = p;
+  return pl;
+}
+
+// Per-item sums (unweighted integers, weighted doubles) for every player.
+struct item_tally {
+  std::vector<player_tally> players;
+  double total_weight = 0;
+  std::uint64_t outcomes = 0;
+};
+
+class board_scorer {
+ public:
+  board_scorer(const plan& pl, const internal::completion_orbits& orbits)
+      : pl_(pl), orbits_(orbits), rs_(rank_states::instance()), ev_(hand_evaluator::instance()), val_(pl.combos.size()) {}
+
+  void operator()(const board_state& b, item_tally& t) {
+    const std::uint64_t orbit = orbits_.weight(b.mask);
+    if (orbit == 0) return;
+    if (pl_.fixed >= 0) return score_fixed_heads_up(b, orbit, t);
+    evaluate(b);
+    if (pl_.n == 2 && !pl_.weighted) score_heads_up(b.mask, orbit, t);
+    else if (pl_.weighted) score<true>(b.mask, orbit, t);
+    else score<false>(b.mask, orbit, t);
+  }
+
+ private:
+  // Strength of every combo with this board. Combos that collide with the board get a
+  // meaningless value (never read: their assignments are skipped), which keeps the common
+  // loop free of branches; rows of ranks the board holds four times point at zeros.
+  void evaluate(const board_state& b) {
+    static constexpr std::array<strength_t, 13> zeros{};
+    unsigned flush_suit = 4;
+    for (unsigned s = 0; s < 4; ++s)
+      if (b.suits[s] >= 3) flush_suit = s;
+    const std::size_t m = pl_.combos.size();
+    const combo_info* c = pl_.combos.data();
+    strength_t* val = val_.data();
+    if (m < 13) {
+      for (std::size_t k = 0; k < m; ++k)
+        if (!(c[k].mask & b.mask)) val[k] = rs_.row(rs_.next(b.ranks, c[k].r1))[c[k].r2];
+    } else {
+      std::array<const strength_t*, 13> rows{};
+      for (unsigned r = 0; r < 13; ++r) {
+        const std::uint32_t next = rs_.next(b.ranks, r);
+        rows[r] = next ? rs_.row(next) : zeros.data();
+      }
+      for (std::size_t k = 0; k < m; ++k) val[k] = rows[c[k].r1][c[k].r2];
+    }
+    if (flush_suit == 4) [[likely]]
+      return;
+    const unsigned board_flush = static_cast<unsigned>(b.mask >> (13 * flush_suit)) & 0x1fff;
+    const unsigned on_board = b.suits[flush_suit];
+    for (std::size_t k = 0; k < m; ++k) {
+      const unsigned in_suit = (c[k].s1 == flush_suit) + (c[k].s2 == flush_suit);
+      if (on_board + in_suit >= 5) val[k] = ev_.by_flush_mask(board_flush | (static_cast<unsigned>(c[k].mask >> (13 * flush_suit)) & 0x1fff));
+    }
+  }
+
+  // Two players, unweighted: branch-free counting of wins and ties.
+  void score_heads_up(std::uint64_t board_mask, std::uint64_t orbit, item_tally& t) const {
+    std::uint64_t w0 = 0, w1 = 0, ties = 0;
+    const std::uint16_t* id = pl_.ids.data();
+    const std::uint64_t* masks = pl_.masks.data();
+    for (std::size_t a = 0, end = pl_.masks.size(); a < end; ++a) {
+      const std::uint64_t live = (masks[a] & board_mask) == 0;
+      const strength_t s0 = val_[id[2 * a]], s1 = val_[id[2 * a + 1]];
+      w0 += live & (s0 > s1);
+      w1 += live & (s1 > s0);
+      ties += live & (s0 == s1);
+    }
+    add_heads_up(w0, w1, ties, orbit, t);
+  }
+
+  // One fixed hand against a range: evaluation and comparison in one pass over the range.
+  void score_fixed_heads_up(const board_state& b, std::uint64_t orbit, item_tally& t) const {
+    static constexpr std::array<strength_t, 13> zeros{};
+    std::array<const strength_t*, 13> rows{};
+    for (unsigned r = 0; r < 13; ++r) {
+      const std::uint32_t next = rs_.next(b.ranks, r);
+      rows[r] = next ? rs_.row(next) : zeros.data();
+    }
+    unsigned flush_suit = 4;
+    for (unsigned s = 0; s < 4; ++s)
+      if (b.suits[s] >= 3) flush_suit = s;
+    const unsigned board_flush = flush_suit < 4 ? static_cast<unsigned>(b.mask >> (13 * flush_suit)) & 0x1fff : 0;
+    const unsigned on_board = flush_suit < 4 ? b.suits[flush_suit] : 0;
+    auto strength = [&](const combo_info& c) {
+      strength_t v = rows[c.r1][c.r2];
+      if (flush_suit < 4 && on_board + (c.s1 == flush_suit) + (c.s2 == flush_suit) >= 5)
+        v = ev_.by_flush_mask(board_flush | (static_cast<unsigned>(c.mask >> (13 * flush_suit)) & 0x1fff));
+      return v;
+    };
+    const auto fixed = static_cast<std::size_t>(pl_.fixed), other = 1 - fixed;
+    const strength_t hero = strength(pl_.combos[pl_.ids[fixed]]);
+    std::uint64_t won = 0, lost = 0, ties = 0;
+    const std::uint16_t* id = pl_.ids.data();
+    const std::uint64_t* masks = pl_.masks.data();
+    for (std::size_t a = 0, end = pl_.masks.size(); a < end; ++a) {
+      const std::uint64_t live = (masks[a] & b.mask) == 0;
+      const strength_t v = strength(pl_.combos[id[2 * a + other]]);
+      won += live & (hero > v);
+      lost += live & (v > hero);
+      ties += live & (v == hero);
+    }
+    if (fixed == 0) add_heads_up(won, lost, ties, orbit, t);
+    else add_heads_up(lost, won, ties, orbit, t);
+  }
+
+  static void add_heads_up(std::uint64_t w0, std::uint64_t w1, std::uint64_t ties, std::uint64_t orbit, item_tally& t) {
+    constexpr std::uint64_t half = pot_units / 2;
+    const std::uint64_t outcomes = w0 + w1 + ties;
+    t.outcomes += orbit * outcomes;
+    t.total_weight += static_cast<double>(orbit * outcomes);
+    const std::array<std::uint64_t, 2> wins{w0, w1};
+    for (std::size_t p = 0; p < 2; ++p) {
+      auto& pt = t.players[p];
+      pt.wins += orbit * wins[p];
+      pt.ties += orbit * ties;
+      pt.share += orbit * (wins[p] * pot_units + ties * half);
+      pt.share_sq += orbit * (wins[p] * pot_units * pot_units + ties * half * half);
+      pt.weighted_wins += static_cast<double>(orbit * wins[p]);
+      pt.weighted_ties += static_cast<double>(orbit * ties);
+      pt.weighted_share += static_cast<double>(orbit * (wins[p] * pot_units + ties * half));
+    }
+  }
+
+  template <bool Weighted>
+  void score(std::uint64_t board_mask, std::uint64_t orbit, item_tally& t) {
+    const std::size_t n = pl_.n;
+    std::array<std::uint64_t, equity_max_players> wins{}, ties{}, share{}, share_sq{};
+    std::array<double, equity_max_players> w_wins{}, w_ties{}, w_share{};
+    std::uint64_t outcomes = 0;
+    double weight = 0;
+    for (std::size_t a = 0; a < pl_.masks.size(); ++a) {
+      if (pl_.masks[a] & board_mask) continue;
+      const std::uint16_t* id = &pl_.ids[a * n];
+      std::array<strength_t, equity_max_players> s;
+      strength_t best = 0;
+      for (std::size_t p = 0; p < n; ++p) best = std::max(best, s[p] = val_[id[p]]);
+      unsigned k = 0;
+      for (std::size_t p = 0; p < n; ++p) k += s[p] == best;
+      const std::uint64_t unit = pot_units / k;
+      ++outcomes;
+      const double w = Weighted ? pl_.weights[a] : 1.0;
+      if constexpr (Weighted) weight += w;
+      for (std::size_t p = 0; p < n; ++p) {
+        if (s[p] != best) continue;
+        ++(k == 1 ? wins[p] : ties[p]);
+        share[p] += unit;
+        share_sq[p] += unit * unit;
+        if constexpr (Weighted) {
+          (k == 1 ? w_wins[p] : w_ties[p]) += w;
+          w_share[p] += w * static_cast<double>(unit);
+        }
+      }
+    }
+    const double o = static_cast<double>(orbit);
+    t.outcomes += orbit * outcomes;
+    t.total_weight += o * (Weighted ? weight : static_cast<double>(outcomes));
+    for (std::size_t p = 0; p < n; ++p) {
+      auto& pt = t.players[p];
+      pt.wins += orbit * wins[p];
+      pt.ties += orbit * ties[p];
+      pt.share += orbit * share[p];
+      pt.share_sq += orbit * share_sq[p];
+      pt.weighted_wins += o * (Weighted ? w_wins[p] : static_cast<double>(wins[p]));
+      pt.weighted_ties += o * (Weighted ? w_ties[p] : static_cast<double>(ties[p]));
+      pt.weighted_share += o * (Weighted ? w_share[p] : static_cast<double>(share[p]));
+    }
+  }
+
+  const plan& pl_;
+  const internal::completion_orbits& orbits_;
+  const rank_states& rs_;
+  const hand_evaluator& ev_;
+  std::vector<strength_t> val_;
+};
+
+}  // namespace
+
+double exact_equity_cost(const equity_input& in) {
+  double assignments = 1, combos = 0;
+  for (const auto& r : in.ranges) assignments *= static_cast<double>(r.size()), combos += static_cast<double>(r.size());
+  const auto rem = cards_per_deck - in.board.size() - in.dead.size();
+  const double boards = static_cast<double>(choose(rem, 5 - in.board.size()));
+  const double symmetry = static_cast<double>(input_symmetries(in).size() + 1);
+  return boards / symmetry * (combos + assignments);
+}
+
+equity_result exact_equity(const equity_input& in, unsigned threads, const run_control& rc) {
+  const plan pl = make_plan(in);
+  const internal::completion_orbits orbits(input_symmetries(in));
+  const std::size_t rem_size = cards_per_deck - in.board.size() - in.dead.size() - 2 * pl.n;
+  const std::uint64_t total = pl.assignments * choose(rem_size, pl.need);
+  const std::size_t d = pl.deck.size();
+  // Items: the first two completion cards (positions i < j), or the first one, or one item.
+  std::vector<std::pair<std::uint16_t, std::uint16_t>> firsts;
+  if (pl.need >= 2) {
+    for (std::size_t i = 0; i + pl.need <= d; ++i)
+      for (std::size_t j = i + 1; j + pl.need - 1 <= d; ++j)
+        firsts.push_back({static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j)});
+  } else if (pl.need == 1) {
+    for (std::size_t i = 0; i < d; ++i) firsts.push_back({static_cast<std::uint16_t>(i), 0});
+  } else {
+    firsts.push_back({0, 0});
+  }
+  const auto& rs = rank_states::instance();
+  std::vector<item_tally> items(firsts.size(), item_tally{std::vector<player_tally>(pl.n), 0, 0});
+  const unsigned workers = internal::resolve_threads(threads);
+  std::vector<board_scorer> scorers(workers, board_scorer(pl, orbits));
+  std::mutex mu;
+  std::uint64_t done = 0;
+  internal::parallel_items(firsts.size(), workers, [&](std::uint64_t item, unsigned worker) {
+    if (rc.stopped()) return;
+    item_tally& t = items[item];
+    auto on_board = [&](const board_state& b) { scorers[worker](b, t); };
+    const auto [i, j] = firsts[item];
+    if (pl.need >= 2) {
+      completions(pl.need - 2, rs, pl.deck, j + 1u, add(rs, add(rs, pl.board0, pl.deck[i]), pl.deck[j]), on_board);
+    } else if (pl.need == 1) {
+      on_board(add(rs, pl.board0, pl.deck[i]));
+    } else {
+      on_board(pl.board0);
+    }
+    std::lock_guard lock(mu);
+    done += t.outcomes;
+    rc.progress(done, total);
+  });
+  equity_result out;
+  out.exact = true;
+  out.assignments = pl.assignments;
+  out.weighted = pl.weighted;
+  out.symmetry = orbits.group_size();
+  out.players.assign(pl.n, {});
+  for (const auto& t : items) {
+    out.outcomes += t.outcomes;
+    out.total_weight += t.total_weight;
+    for (std::size_t p = 0; p < pl.n; ++p) {
+      auto& o = out.players[p];
+      o.wins += t.players[p].wins;
+      o.ties += t.players[p].ties;
+      o.share += t.players[p].share;
+      o.share_sq += t.players[p].share_sq;
+      o.weighted_wins += t.players[p].weighted_wins;
+      o.weighted_ties += t.players[p].weighted_ties;
+      o.weighted_share += t.players[p].weighted_share;
+    }
+  }
+  out.complete = out.outcomes == total;
+  return out;
+}
+
+}  // namespace fairdeck::poker

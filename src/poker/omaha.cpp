@@ -1,0 +1,270 @@
+#include "fairdeck/poker/omaha.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "fairdeck/poker/enumerate.hpp"
+#include "fairdeck/poker/internal/parallel.hpp"
+#include "fairdeck/shuffle/partial_shuffle.hpp"
+
+namespace fairdeck::poker {
+namespace {
+
+constexpr std::array<std::array<std::uint8_t, 3>, 10> triples{{{0, 1, 2}, {0, 1, 3}, {0, 1, 4}, {0, 2, 3}, {0, 2, 4},
+                                                              {0, 3, 4}, {1, 2, 3}, {1, 2, 4}, {1, 3, 4}, {2, 3, 4}}};
+
+std::uint64_t rank_key(card_t c) noexcept { return eval_detail::card_keys[c] & eval_detail::rank_bits; }
+// Low rank bit (ace 0 ... eight 7) of a card, or 0 if it is above eight.
+unsigned low_bit(card_t c) noexcept { return rank_of(c) <= 7 ? 1u << rank_of(c) : 0u; }
+
+}  // namespace
+
+omaha_board::omaha_board(std::span<const card_t, 5> b) noexcept {
+  for (unsigned t = 0; t < 10; ++t) {
+    const card_t x = b[triples[t][0]], y = b[triples[t][1]], z = b[triples[t][2]];
+    triple_key_[t] = rank_key(x) + rank_key(y) + rank_key(z);
+    const bool suited = suit_of(x) == suit_of(y) && suit_of(y) == suit_of(z);
+    triple_suit_[t] = static_cast<std::uint8_t>(suited ? suit_of(x) : 4);
+    triple_flush_[t] = static_cast<std::uint16_t>((1u << rank_of(x)) | (1u << rank_of(y)) | (1u << rank_of(z)));
+    any_flush_ = any_flush_ || suited;
+    const unsigned lx = low_bit(x), ly = low_bit(y), lz = low_bit(z);
+    const unsigned lm = lx | ly | lz;
+    triple_low_[t] = static_cast<std::uint8_t>(lx && ly && lz && std::popcount(lm) == 3 ? lm : 0);
+    if (triple_low_[t] && std::find(lows_.begin(), lows_.begin() + low_triples_, triple_low_[t]) == lows_.begin() + low_triples_)
+      lows_[low_triples_++] = triple_low_[t];
+  }
+}
+
+strength_t omaha_board::high(std::span<const card_t> hole) const noexcept {
+  const auto& ev = hand_evaluator::instance();
+  strength_t best = 0;
+  for (std::size_t i = 0; i < hole.size(); ++i)
+    for (std::size_t j = i + 1; j < hole.size(); ++j) {
+      const std::uint64_t pair = rank_key(hole[i]) + rank_key(hole[j]);
+      for (unsigned t = 0; t < 10; ++t) best = std::max(best, ev.by_ranks(pair + triple_key_[t]));
+      if (any_flush_ && suit_of(hole[i]) == suit_of(hole[j])) {
+        const unsigned s = suit_of(hole[i]);
+        const unsigned pm = (1u << rank_of(hole[i])) | (1u << rank_of(hole[j]));
+        for (unsigned t = 0; t < 10; ++t)
+          if (triple_suit_[t] == s) best = std::max(best, ev.by_flush_mask(pm | triple_flush_[t]));
+      }
+    }
+  return best;
+}
+
+low_t omaha_board::low(std::span<const card_t> hole) const noexcept {
+  if (low_triples_ == 0) return 0;
+  unsigned best = 256;
+  for (std::size_t i = 0; i < hole.size(); ++i)
+    for (std::size_t j = i + 1; j < hole.size(); ++j) {
+      const unsigned a = low_bit(hole[i]), b = low_bit(hole[j]);
+      if (!a || !b || a == b) continue;
+      for (unsigned t = 0; t < low_triples_; ++t)
+        if (!(lows_[t] & (a | b))) best = std::min(best, lows_[t] | a | b);
+    }
+  return static_cast<low_t>(256 - best);
+}
+
+namespace {
+
+void check_cards(std::span<const card_t> hole, std::span<const card_t> board) {
+  if (hole.size() < 4 || hole.size() > 5) throw std::invalid_argument("an Omaha hand has 4 or 5 hole cards");
+  if (board.size() != 5) throw std::invalid_argument("Omaha evaluation needs a complete 5-card board");
+  std::uint64_t seen = 0;
+  for (std::span<const card_t> part : {hole, board})
+    for (card_t c : part) {
+      if (c >= cards_per_deck) throw std::invalid_argument(fmt::format("card index {} is not in a 52-card deck", c));
+      if (seen >> c & 1) throw std::invalid_argument(fmt::format("card {} appears twice", format_card(c, {})));
+      seen |= card_bit(c);
+    }
+}
+
+// One showdown: high half (or all) to the best high, low half to the best low.
+void score(bool hi_lo, std::span<const strength_t> hi, std::span<const low_t> lo, player_tally* tally) {
+  const std::size_t n = hi.size();
+  const strength_t best_hi = *std::max_element(hi.begin(), hi.end());
+  const low_t best_lo = hi_lo ? *std::max_element(lo.begin(), lo.end()) : low_t{0};
+  const auto k_hi = static_cast<std::uint64_t>(std::count(hi.begin(), hi.end(), best_hi));
+  const std::uint64_t half = best_lo ? omaha_pot_units / 2 : omaha_pot_units;
+  const std::uint64_t k_lo = best_lo ? static_cast<std::uint64_t>(std::count(lo.begin(), lo.end(), best_lo)) : 1;
+  for (std::size_t p = 0; p < n; ++p) {
+    std::uint64_t share = 0;
+    if (hi[p] == best_hi) share += half / k_hi;
+    if (best_lo && lo[p] == best_lo) share += omaha_pot_units / 2 / k_lo;
+    if (!share) continue;
+    ++(share == omaha_pot_units ? tally[p].wins : tally[p].ties);
+    tally[p].share += share;
+    tally[p].share_sq += share * share;
+  }
+}
+
+struct showdown {
+  const omaha_input& in;
+  std::array<strength_t, equity_max_players> hi{};
+  std::array<low_t, equity_max_players> lo{};
+  void operator()(std::span<const card_t, 5> board, player_tally* tally) {
+    const omaha_board b(board);
+    const std::size_t n = in.hands.size();
+    for (std::size_t p = 0; p < n; ++p) {
+      hi[p] = b.high(in.hands[p]);
+      if (in.rules.hi_lo) lo[p] = b.low(in.hands[p]);
+    }
+    score(in.rules.hi_lo, {hi.data(), n}, {lo.data(), n}, tally);
+  }
+};
+
+std::vector<card_t> remaining(const omaha_input& in) {
+  std::uint64_t used = 0;
+  for (const auto& h : in.hands)
+    for (card_t c : h) used |= card_bit(c);
+  for (card_t c : in.board) used |= card_bit(c);
+  for (card_t c : in.dead) used |= card_bit(c);
+  std::vector<card_t> out;
+  for (card_t c = 0; c < cards_per_deck; ++c)
+    if (!(used >> c & 1)) out.push_back(c);
+  return out;
+}
+
+equity_result combine(const std::vector<std::vector<player_tally>>& parts, std::size_t n, bool exact) {
+  equity_result out;
+  out.exact = exact;
+  out.pot = omaha_pot_units;
+  out.players.assign(n, {});
+  for (const auto& part : parts)
+    for (std::size_t p = 0; p < n; ++p) {
+      out.players[p].wins += part[p].wins;
+      out.players[p].ties += part[p].ties;
+      out.players[p].share += part[p].share;
+      out.players[p].share_sq += part[p].share_sq;
+    }
+  return out;
+}
+
+}  // namespace
+
+strength_t omaha_high(std::span<const card_t> hole, std::span<const card_t> board) {
+  check_cards(hole, board);
+  return omaha_board(board.first<5>()).high(hole);
+}
+
+low_t omaha_low(std::span<const card_t> hole, std::span<const card_t> board) {
+  check_cards(hole, board);
+  return omaha_board(board.first<5>()).low(hole);
+}
+
+void check_omaha_input(const omaha_input& in) {
+  const auto n = in.hands.size();
+  if (in.rules.hole_cards != 4 && in.rules.hole_cards != 5) throw std::invalid_argument("Omaha is played with 4 or 5 hole cards");
+  if (n < equity_min_players || n > equity_max_players)
+    throw std::invalid_argument(fmt::format("equity needs {} to {} players, got {}", equity_min_players, equity_max_players, n));
+  if (in.board.size() > 5) throw std::invalid_argument(fmt::format("a board has at most 5 cards, got {}", in.board.size()));
+  std::vector<std::string> owner(cards_per_deck);
+  auto claim = [&](card_t c, const std::string& who) {
+    if (c >= cards_per_deck) throw std::invalid_argument(fmt::format("card index {} is not in a 52-card deck", c));
+    if (!owner[c].empty())
+      throw std::invalid_argument(fmt::format("card {} appears twice ({} and {})", format_card(c, {}), owner[c], who));
+    owner[c] = who;
+  };
+  for (std::size_t p = 0; p < n; ++p) {
+    if (in.hands[p].size() != in.rules.hole_cards)
+      throw std::invalid_argument(fmt::format("player {} needs exactly {} hole cards, got {}", p + 1, in.rules.hole_cards,
+                                              in.hands[p].size()));
+    for (card_t c : in.hands[p]) claim(c, fmt::format("player {}'s hand", p + 1));
+  }
+  for (card_t c : in.board) claim(c, "the board");
+  for (card_t c : in.dead) claim(c, "the dead cards");
+  if (remaining(in).size() < 5 - in.board.size()) throw std::invalid_argument("too many known cards: the board cannot be completed");
+}
+
+double omaha_exact_work(const omaha_input& in) {
+  const double pairs = in.rules.hole_cards == 4 ? 6 : 10;
+  return static_cast<double>(choose(remaining(in).size(), 5 - in.board.size())) * static_cast<double>(in.hands.size()) * pairs;
+}
+
+equity_result omaha_exact_equity(const omaha_input& in, unsigned threads, const run_control& rc) {
+  check_omaha_input(in);
+  const std::size_t n = in.hands.size();
+  const auto deck = remaining(in);
+  const unsigned need = 5 - static_cast<unsigned>(in.board.size());
+  const std::uint64_t total = choose(deck.size(), need);
+  // Items: the first missing board card's position (or one item for a full board).
+  const std::uint64_t items = need ? deck.size() - need + 1 : 1;
+  const unsigned workers = internal::resolve_threads(threads);
+  std::vector<std::vector<player_tally>> parts(items, std::vector<player_tally>(n));
+  std::mutex mu;
+  std::uint64_t done = 0;
+  internal::parallel_items(items, workers, [&](std::uint64_t item, unsigned) {
+    if (rc.stopped()) return;
+    showdown sd{in};
+    std::array<card_t, 5> board{};
+    std::copy(in.board.begin(), in.board.end(), board.begin());
+    const std::size_t k0 = in.board.size();
+    std::uint64_t count = 0;
+    auto rec = [&](auto& self, std::size_t k, std::size_t from) -> void {
+      if (k == 5) {
+        sd(board, parts[item].data());
+        ++count;
+        return;
+      }
+      for (std::size_t i = from; i + (5 - k) <= deck.size(); ++i) {
+        board[k] = deck[i];
+        self(self, k + 1, i + 1);
+      }
+    };
+    if (need == 0) {
+      rec(rec, 5, 0);
+    } else {
+      board[k0] = deck[item];
+      rec(rec, k0 + 1, item + 1);
+    }
+    std::lock_guard lock(mu);
+    done += count;
+    rc.progress(done, total);
+  });
+  auto out = combine(parts, n, true);
+  out.outcomes = done;
+  out.assignments = 1;
+  out.total_weight = static_cast<double>(done);
+  out.complete = done == total;
+  return out;
+}
+
+equity_result omaha_sample_equity(const omaha_input& in, std::uint64_t trials, const engine_spec& engine, unsigned threads,
+                                  const run_control& rc) {
+  check_omaha_input(in);
+  const std::size_t n = in.hands.size();
+  const auto deck0 = remaining(in);
+  const unsigned need = 5 - static_cast<unsigned>(in.board.size());
+  const std::uint64_t chunks = trials / equity_chunk_trials + (trials % equity_chunk_trials != 0);
+  std::vector<std::vector<player_tally>> parts(chunks, std::vector<player_tally>(n));
+  std::mutex mu;
+  std::uint64_t done = 0;
+  internal::parallel_items(chunks, internal::resolve_threads(threads), [&](std::uint64_t chunk, unsigned) {
+    if (rc.stopped()) return;
+    const std::uint64_t count = std::min(equity_chunk_trials, trials - chunk * equity_chunk_trials);
+    visit_engine(engine, chunk, [&](auto& e) {
+      auto deck = deck0;  // reused from trial to trial (a partial shuffle of any order is uniform)
+      showdown sd{in};
+      std::array<card_t, 5> board{};
+      std::copy(in.board.begin(), in.board.end(), board.begin());
+      for (std::uint64_t t = 0; t < count; ++t) {
+        const auto drawn = partial_shuffle(deck, need, e);
+        std::copy(drawn.begin(), drawn.end(), board.begin() + static_cast<std::ptrdiff_t>(in.board.size()));
+        sd(board, parts[chunk].data());
+      }
+    });
+    std::lock_guard lock(mu);
+    done += count;
+    rc.progress(done, trials);
+  });
+  auto out = combine(parts, n, false);
+  out.outcomes = done;
+  out.total_weight = static_cast<double>(done);
+  out.complete = done == trials;
+  return out;
+}
+
+}  // namespace fairdeck::poker
