@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "card_output.hpp"
+#include "cmd_fair_page.hpp"
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/provably_fair.hpp"
@@ -176,6 +177,8 @@ void setup(CLI::App& app, int& exit_code) {
   verify->add_option("--deck", o->deck_text, "The deck as dealt, top card first: \"Ah Kd ...\"")->required();
   verify->add_flag("--json", o->json, "Machine-readable output (docs/cli-fair.md)");
   verify->callback([o, &exit_code] { exit_code = run_verify(*o); });
+
+  add_fair_page_command(*fair, exit_code);  // `fair page`: the browser verifier (cmd_fair_page.cpp)
 }
 
 }  // namespace
