@@ -233,7 +233,7 @@ if (opt.shots) {
 // ------------------------------------------------------------------ 6. the live service (FAIRDECKD=path/to/fairdeckd)
 if (process.env.FAIRDECKD) {
   const { liveServiceCases } = await import("./live_service.mjs");
-  await liveServiceCases({ fairdeckd: process.env.FAIRDECKD, work, dealCase, logCase, clone });
+  await liveServiceCases({ fairdeckd: path.resolve(process.env.FAIRDECKD), work, source: opt.source, dealCase, logCase, report });
 } else {
   console.log("skip live service case: set FAIRDECKD=path/to/fairdeckd to run it");
 }
