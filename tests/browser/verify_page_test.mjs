@@ -228,6 +228,14 @@ if (opt.shots) {
   await dealCase("screenshot: verified deal", holdem, "verified", null, shot("verify-page-verified.png"));
   const bad = clone(single); bad.cards[4] = bad.cards[4] === "Ah" ? "Kh" : "Ah";
   await dealCase("screenshot: failed deal", bad, "failed", null, shot("verify-page-failed.png"));
+  // A phone's screen: a log with one skipped nonce (hash chain sound), named by the page.
+  const skipped = genLog({ ...bigSpec, mutate: [{ seq: 5, field: "nonce", value: 4 }] });
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${pageUrl}#log=${b64url(skipped)}`);
+  await page.waitForFunction(() => document.getElementById("verdict").dataset.result === "failed");
+  await page.screenshot({ path: shot("verify-page-log-failed-phone.png") });
+  await page.close();
 }
 
 // ------------------------------------------------------------------ 6. the live service (FAIRDECKD=path/to/fairdeckd)
