@@ -73,8 +73,11 @@ export async function liveServiceCases({ fairdeckd, work, source, dealCase, logC
     report(false, "live service", e.message);
   } finally {
     if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once("exit", resolve));
       server.kill("SIGTERM");
-      await new Promise((resolve) => server.once("exit", resolve));
+      const timer = setTimeout(() => { report(false, "live service: fairdeckd stops on SIGTERM", "still running after 15 s"); server.kill("SIGKILL"); }, 15000);
+      await exited;
+      clearTimeout(timer);
     }
   }
 }
