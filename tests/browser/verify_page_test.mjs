@@ -126,6 +126,8 @@ if (single.commitment !== commitment) throw new Error("fair deal reported anothe
 
 await dealCase("CLI deal, one seat", single, "verified", /All 52 cards are exactly/);
 await dealCase("CLI deal, hold'em 6 players, 2 decks + 3 jokers, nonce 2^64-1", holdem, "verified", /hold'em hands and the board/);
+await dealCase("CLI deal, --unicode suits, a joker, 4 hands of 5 round the table",
+  cliDeal(seedFile, ["u"], "3", ["--unicode", "--jokers", "1", "--hands", "4", "--cards", "5"]).deal, "verified", /4 hands are dealt round the table/);
 await dealCase(`CLI deal, three seats (${multiRun.viaCli ? "fair deal --client-seed x3" : "hand seed derived in Python; this fairdeck takes one --client-seed"})`,
   multi, "verified", /derived from the 3 seats/);
 
