@@ -230,6 +230,7 @@ if (opt.shots) {
   await dealCase("screenshot: verified deal", holdem, "verified", null, shot("verify-page-verified.png"));
   const bad = clone(single); bad.cards[4] = bad.cards[4] === "Ah" ? "Kh" : "Ah";
   await dealCase("screenshot: failed deal", bad, "failed", null, shot("verify-page-failed.png"));
+  await runCase("screenshot: verified log", { hash: `#log=${b64url(big)}`, expect: "verified", shot: shot("verify-page-log-verified.png") });
   // A phone's screen: a log with one skipped nonce (hash chain sound), named by the page.
   const skipped = genLog({ ...bigSpec, mutate: [{ seq: 5, field: "nonce", value: 4 }] });
   const page = await context.newPage();
