@@ -152,7 +152,7 @@ await dealCase("deal before the seed is revealed", { ...single, server_seed: und
 await runCase("typed into the form (keyboard only), cards with 10 and suit symbols", {
   expect: "verified", reason: /All 52 cards/,
   act: async (page) => {
-    const sym = { c: "♣", d: "♦", h: "♥", s: "♠" };
+    const sym = { c: "♣", d: "♦", h: "♥\uFE0F", s: "♠" };  // a heart as an emoji, too
     await page.fill("#f-seed", single.server_seed);
     await page.fill("#f-commit", single.commitment);
     await page.fill("#f-seats", single.client_seed);
