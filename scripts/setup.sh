@@ -24,6 +24,9 @@ if [[ $preset == clang || $preset == asan || $ci_tools == 1 ]]; then
 fi
 if [[ $ci_tools == 1 ]]; then
   packages+=(chromium python3 dieharder)
+  # node + npm for the browser verifier's tests (tests/browser, playwright-core from npm). A
+  # node that already brings npm (e.g. NodeSource's) is kept: Debian's npm would conflict.
+  command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 
 missing=()

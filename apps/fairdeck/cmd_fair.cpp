@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "card_output.hpp"
+#include "cmd_fair_page.hpp"
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/provably_fair.hpp"
@@ -361,6 +362,8 @@ void setup(CLI::App& app, int& exit_code) {
   verify->add_option("--first-nonce", o->first_nonce, "With --deals: the nonce the sequence must start at");
   verify->add_flag("--json", o->json, "Machine-readable output (docs/cli-fair.md)");
   verify->callback([o, &exit_code] { exit_code = run_verify(*o); });
+
+  add_fair_page_command(*fair, exit_code);  // `fair page`: the browser verifier (cmd_fair_page.cpp)
 }
 
 }  // namespace
