@@ -53,6 +53,10 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--listen", srv.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
   serve_cmd->add_option("--threads", srv.threads, "I/O threads (0: one per core)")->capture_default_str();
   serve_cmd->add_option("--max-body", srv.max_body, "Largest request body, bytes")->capture_default_str();
+  unsigned read_timeout = 15;
+  serve_cmd->add_option("--read-timeout", read_timeout, "Seconds a client may take to send a request")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600u));
   serve_cmd->add_option("--writers", so.writers, "PostgreSQL writer connections")->capture_default_str()->check(
       CLI::Range(1u, 64u));
   serve_cmd->add_option("--max-batch", so.max_batch, "Most writes in one group commit")->capture_default_str()->check(
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
       print_token(add_token(*s), json);
     } else {
       ao.max_body = srv.max_body;
+      srv.read_timeout = std::chrono::seconds(read_timeout);
       auto s = open_store(so);
       api handler(*s, ao);
       serve(handler, srv, [](const std::string& addr) {

@@ -1,5 +1,7 @@
 // The group committer (store.hpp): one writer thread, one transaction per batch of writes.
 // SQLite's advice for write throughput is exactly this: one writer, few large transactions.
+#include <algorithm>
+#include <chrono>
 #include <future>
 
 #include <fmt/format.h>
@@ -66,14 +68,31 @@ void group_committer::run() {
   }
 }
 
+namespace {
+
+// First line only: database messages can run to several lines of detail.
+std::string one_line(std::string_view s) {
+  const auto nl = s.find('\n');
+  return std::string(s.substr(0, nl));
+}
+
+}  // namespace
+
 void group_committer::run_batch(std::vector<item>& batch) {
+  // Tables are locked in id order (a stable sort keeps each table's writes in arrival
+  // order): two writers, in one process or two, then never wait on each other in a cycle.
+  std::vector<std::size_t> order(batch.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return table_of(batch[a].req) < table_of(batch[b].req); });
   std::vector<write_result> results(batch.size());
   std::string error;
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
     error.clear();
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
     try {
       backend_->begin();
-      for (std::size_t i = 0; i < batch.size(); ++i) {
+      for (const std::size_t i : order) {
         backend_->savepoint();
         results[i] = apply(batch[i].req, backend_->tx(), key_);
         if (results[i].code == outcome::ok) backend_->release();
@@ -83,7 +102,8 @@ void group_committer::run_batch(std::vector<item>& batch) {
       break;
     } catch (const std::exception& e) {
       backend_->rollback();
-      error = e.what();
+      error = one_line(e.what());
+      if (error.empty()) error = "database error";
       if (!backend_->retryable(e)) break;
     }
   }

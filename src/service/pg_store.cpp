@@ -27,6 +27,8 @@ CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) 
 CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
 )sql";
 
+std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
+
 std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 
@@ -34,7 +36,7 @@ std::unique_ptr<pqxx::connection> connect(const std::string& uri) {
   try {
     return std::make_unique<pqxx::connection>(uri);
   } catch (const std::exception& e) {
-    throw store_unavailable(fmt::format("cannot connect to PostgreSQL: {}", e.what()));
+    throw store_unavailable(fmt::format("cannot connect to PostgreSQL: {}", first_line(e.what())));
   }
 }
 
@@ -144,13 +146,7 @@ class pg_store final : public store {
   void submit(write_request req, done_fn done) override {
     if (committers_.empty()) return done(failure(outcome::unavailable, "store opened without its key"));
     // One table always goes to the same writer: its writes never wait on each other's locks.
-    const std::string& table = std::visit(
-        [](const auto& r) -> const std::string& {
-          if constexpr (std::is_same_v<std::decay_t<decltype(r)>, open_table>) return r.id;
-          else return r.table;
-        },
-        req);
-    const std::size_t i = std::hash<std::string>{}(table) % committers_.size();
+    const std::size_t i = std::hash<std::string>{}(table_of(req)) % committers_.size();
     committers_[i]->submit(std::move(req), std::move(done));
   }
 
@@ -215,9 +211,9 @@ class pg_store final : public store {
         return;
       } catch (const pqxx::broken_connection& e) {
         reader_.reset();
-        if (attempt > 0) throw store_unavailable(fmt::format("PostgreSQL connection lost: {}", e.what()));
+        if (attempt > 0) throw store_unavailable(fmt::format("PostgreSQL connection lost: {}", first_line(e.what())));
       } catch (const pqxx::sql_error& e) {
-        throw store_unavailable(fmt::format("PostgreSQL: {}", e.what()));
+        throw store_unavailable(fmt::format("PostgreSQL: {}", first_line(e.what())));
       }
     }
   }

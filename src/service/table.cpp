@@ -175,6 +175,15 @@ write_result apply(const write_request& req, transaction& tx, const secret_key& 
       req);
 }
 
+const std::string& table_of(const write_request& r) noexcept {
+  return std::visit(
+      [](const auto& w) -> const std::string& {
+        if constexpr (std::is_same_v<std::decay_t<decltype(w)>, open_table>) return w.id;
+        else return w.table;
+      },
+      r);
+}
+
 std::string new_table_id() {
   std::array<std::uint8_t, 10> bytes{};
   os_entropy(std::as_writable_bytes(std::span(bytes)));

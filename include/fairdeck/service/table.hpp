@@ -79,6 +79,9 @@ struct rotate {
 };
 using write_request = std::variant<open_table, set_client_seed, deal, rotate>;
 
+// The table a write is about (open_table: its requested id, "" when the server picks one).
+[[nodiscard]] const std::string& table_of(const write_request& r) noexcept;
+
 // Outcome classes map to HTTP statuses in the API layer.
 enum class outcome { ok, bad_request, not_found, conflict, unavailable, overloaded };
 
