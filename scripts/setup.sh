@@ -16,7 +16,8 @@ for arg in "$@"; do
 done
 
 packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev libboost-dev
-          nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+          libsqlite3-dev libpqxx-dev)  # fairdeckd's stores
 # clang 14 + its sanitizer/libFuzzer runtime for the clang and asan presets; Chromium to
 # check that the audit's HTML report renders.
 if [[ $preset == clang || $preset == asan || $ci_tools == 1 ]]; then
@@ -24,6 +25,8 @@ if [[ $preset == clang || $preset == asan || $ci_tools == 1 ]]; then
 fi
 if [[ $ci_tools == 1 ]]; then
   packages+=(chromium python3)
+  # fairdeckd's tests: a real PostgreSQL 15 (started by the test) and wrk for its benchmark
+  packages+=(postgresql-15 wrk)
 fi
 
 missing=()
