@@ -247,10 +247,11 @@ bool api::authorized(const http_request& req) {
   return match();
 }
 
-void api::write(write_request w, respond_fn respond, std::function<http_response(write_result&)> ok) {
+void api::write(write_request w, const http_request& req, respond_fn respond,
+                std::function<http_response(write_result&)> ok) {
   const auto start = clock_type::now();
   const bool is_deal = std::holds_alternative<deal>(w);
-  store_.submit(std::move(w), [this, start, is_deal, respond = std::move(respond), ok = std::move(ok)](write_result r) {
+  auto finish = [this, start, is_deal, respond = std::move(respond), ok = std::move(ok)](write_result& r) {
     http_response resp;
     if (r.code != outcome::ok) {
       resp = error(status_of(r.code), r.error);
@@ -264,6 +265,10 @@ void api::write(write_request w, respond_fn respond, std::function<http_response
     }
     count(resp.status);
     respond(std::move(resp));
+  };
+  store_.submit(std::move(w), [defer = req.defer, finish = std::move(finish)](write_result r) mutable {
+    if (!defer) return finish(r);
+    defer([finish = std::move(finish), r = std::move(r)]() mutable { finish(r); });
   });
 }
 
@@ -332,7 +337,7 @@ void api::handle(const http_request& req, respond_fn respond) {
     }
     if (parts.size() == 2) {
       auto w = parse_open(req.body);  // may throw bad_body: parse before `respond` is moved
-      return write(std::move(w), std::move(respond), [this](write_result& r) {
+      return write(std::move(w), req, std::move(respond), [this](write_result& r) {
         tables_.fetch_add(1, std::memory_order_relaxed);
         const record& rec = *r.rec;
         return json_response(201, json{{"table", r.table}, {"commitment", r.commitment}, {"seats", rec.seats},
@@ -343,7 +348,7 @@ void api::handle(const http_request& req, respond_fn respond) {
       const auto seat = parse_u64(parts[4]);
       if (!seat || *seat < 1 || *seat > max_seats) return answer(error(404, "no such seat (seats are numbered from 1)"));
       auto w = parse_seed(req.body, table, static_cast<unsigned>(*seat));
-      return write(std::move(w), std::move(respond),
+      return write(std::move(w), req, std::move(respond),
                    [this, seat = *seat](write_result& r) {
                      seeds_set_.fetch_add(1, std::memory_order_relaxed);
                      return json_response(200, json{{"table", r.table}, {"seat", seat}, {"commitment", r.commitment}});
@@ -352,7 +357,7 @@ void api::handle(const http_request& req, respond_fn respond) {
     if (parts[3] == "deals") {
       auto d = parse_deal(req.body, table);
       const game_spec g = d.game;
-      return write(std::move(d), std::move(respond), [g](write_result& r) {
+      return write(std::move(d), req, std::move(respond), [g](write_result& r) {
         json j = deal_json(r);
         const deck_spec spec{r.rec->decks, r.rec->jokers};
         cli::add_game_json(j, cli::game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
@@ -360,7 +365,7 @@ void api::handle(const http_request& req, respond_fn respond) {
       });
     }
     if (!req.body.empty()) (void)parse_object(req.body, true);
-    return write(rotate{table}, std::move(respond), [this](write_result& r) {
+    return write(rotate{table}, req, std::move(respond), [this](write_result& r) {
       rotations_.fetch_add(1, std::memory_order_relaxed);
       const record& rec = *r.rec;
       return json_response(200, json{{"table", r.table},

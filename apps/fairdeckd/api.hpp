@@ -24,6 +24,9 @@ struct http_request {
   std::string_view authorization;  // the Authorization header, if any
   std::string_view body;
   std::string_view client;         // peer address, for rate limiting
+  // Where a write's answer is built once committed (e.g. the connection's strand), so the
+  // store's writer thread only commits. Empty: on the writer thread.
+  std::function<void(std::function<void()>)> defer;
 };
 
 struct http_response {
@@ -68,7 +71,8 @@ class api {
   bool authorized(const http_request& req);
   bool rate_limited(std::string_view client);
   void note_auth_failure(std::string_view client);
-  void write(write_request w, respond_fn respond, std::function<http_response(write_result&)> ok);
+  void write(write_request w, const http_request& req, respond_fn respond,
+             std::function<http_response(write_result&)> ok);
   http_response get_log(std::string_view table, std::string_view query);
   http_response get_audit(std::string_view table, std::string_view query);
   void count(unsigned status) noexcept;

@@ -71,9 +71,10 @@ class session : public std::enable_shared_from_this<session> {
     if (auth != request_.end()) req.authorization = sv(auth->value());
     req.body = request_.body();
     req.client = client_;
+    req.defer = [ex = stream_.get_executor()](std::function<void()> f) { net::post(ex, std::move(f)); };
     auto self = shared_from_this();
     state_.handler.handle(req, [self](http_response r) {
-      net::post(self->stream_.get_executor(), [self, r = std::move(r)]() mutable {
+      net::dispatch(self->stream_.get_executor(), [self, r = std::move(r)]() mutable {
         self->state_.in_flight.fetch_sub(1);
         self->send(std::move(r), self->request_.keep_alive());
       });

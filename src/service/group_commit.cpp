@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -76,6 +78,36 @@ std::string one_line(std::string_view s) {
   return std::string(s.substr(0, nl));
 }
 
+// The batch's view of the tables: each row loaded once (locked by the store), updated in
+// memory, written back once just before COMMIT.
+class batch_tx final : public transaction {
+ public:
+  explicit batch_tx(transaction& inner) : inner_(inner) {}
+  std::optional<table_state> load(std::string_view id) override {
+    if (auto it = cache_.find(std::string(id)); it != cache_.end()) return it->second;
+    auto t = inner_.load(id);
+    if (t) cache_.emplace(t->id, *t);
+    return t;
+  }
+  void insert(const table_state& t) override {
+    inner_.insert(t);
+    cache_[t.id] = t;
+  }
+  void update(const table_state& t) override {
+    cache_[t.id] = t;
+    dirty_.insert(t.id);
+  }
+  void append(const record& r) override { inner_.append(r); }
+  void write_back() {
+    for (const auto& id : dirty_) inner_.update(cache_.at(id));
+  }
+
+ private:
+  transaction& inner_;
+  std::map<std::string, table_state> cache_;
+  std::set<std::string> dirty_;
+};
+
 }  // namespace
 
 void group_committer::run_batch(std::vector<item>& batch) {
@@ -92,12 +124,9 @@ void group_committer::run_batch(std::vector<item>& batch) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
     try {
       backend_->begin();
-      for (const std::size_t i : order) {
-        backend_->savepoint();
-        results[i] = apply(batch[i].req, backend_->tx(), key_);
-        if (results[i].code == outcome::ok) backend_->release();
-        else backend_->rollback_to();
-      }
+      batch_tx tx(backend_->tx());
+      for (const std::size_t i : order) results[i] = apply(batch[i].req, tx, key_);
+      tx.write_back();
       backend_->commit();
       break;
     } catch (const std::exception& e) {

@@ -67,12 +67,6 @@ class pg_backend final : public batch_backend, public transaction {
     tx_.emplace(*conn_);
     tx_->exec0("BEGIN");
   }
-  void savepoint() override { tx_->exec0("SAVEPOINT w"); }
-  void release() override { tx_->exec0("RELEASE SAVEPOINT w"); }
-  void rollback_to() override {
-    tx_->exec0("ROLLBACK TO SAVEPOINT w");
-    tx_->exec0("RELEASE SAVEPOINT w");
-  }
   void commit() override {
     tx_->exec0("COMMIT");
     tx_.reset();

@@ -122,9 +122,6 @@ class sqlite_backend final : public batch_backend, public transaction {
       : conn_(path, false),
         begin_(conn_.db, "BEGIN IMMEDIATE"),
         commit_(conn_.db, "COMMIT"),
-        savepoint_(conn_.db, "SAVEPOINT w"),
-        release_(conn_.db, "RELEASE w"),
-        rollback_to_(conn_.db, "ROLLBACK TO w"),
         load_(conn_.db,
               "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds "
               "FROM fairdeck_tables WHERE id = ?1"),
@@ -137,12 +134,6 @@ class sqlite_backend final : public batch_backend, public transaction {
         append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body) VALUES(?1, ?2, ?3, ?4)") {}
 
   void begin() override { run(begin_); }
-  void savepoint() override { run(savepoint_); }
-  void release() override { run(release_); }
-  void rollback_to() override {
-    run(rollback_to_);
-    run(release_);
-  }
   void commit() override { run(commit_); }
   void rollback() noexcept override {
     if (!sqlite3_get_autocommit(conn_.db)) sqlite3_exec(conn_.db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -194,7 +185,7 @@ class sqlite_backend final : public batch_backend, public transaction {
     s.step();
   }
   connection conn_;
-  statement begin_, commit_, savepoint_, release_, rollback_to_, load_, insert_, update_, append_;
+  statement begin_, commit_, load_, insert_, update_, append_;
 };
 
 class sqlite_store final : public store {

@@ -1,8 +1,11 @@
 // Where tables and their logs live: SQLite (embedded default, one writer, WAL, group commit)
 // or PostgreSQL (several fairdeckd processes on one database). Both run the same table logic
 // (table.hpp) through a group_committer: a writer thread that takes every queued write,
-// runs them in ONE transaction (a savepoint each, so a refused write leaves no trace),
-// commits durably, and only then calls each write's completion.
+// runs them in ONE transaction, commits durably, and only then calls each write's
+// completion. A refused write leaves no trace because `apply` checks everything before it
+// writes; an exception fails (rolls back) the whole batch. Within a batch each table row is
+// read once and written once (at commit), so a batch of n deals on one table costs n record
+// INSERTs, one SELECT and one UPDATE.
 //
 // Guarantee: a completion with outcome::ok is called only after its commit returned (SQLite:
 // synchronous=FULL in WAL mode, i.e. fsync of the WAL; PostgreSQL: synchronous_commit on).
@@ -42,9 +45,6 @@ class batch_backend {
  public:
   virtual ~batch_backend() = default;
   virtual void begin() = 0;
-  virtual void savepoint() = 0;
-  virtual void release() = 0;
-  virtual void rollback_to() = 0;
   virtual void commit() = 0;
   virtual void rollback() noexcept = 0;
   // May this failure go away if the whole batch is retried (deadlock, serialization)?

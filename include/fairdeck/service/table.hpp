@@ -96,8 +96,9 @@ struct write_result {
 };
 
 [[nodiscard]] write_result failure(outcome code, std::string error);
-// Runs one write inside `tx`. Invalid requests return a failure and write nothing; store
-// errors propagate as exceptions (the caller rolls the transaction back).
+// Runs one write inside `tx`. Every check comes before the first write, so an invalid
+// request returns a failure having written nothing; store errors (and a sealed seed that
+// does not open) propagate as exceptions and the caller rolls the transaction back.
 [[nodiscard]] write_result apply(const write_request& req, transaction& tx, const secret_key& key);
 
 // A fresh table id: "t" + 20 hex digits (80 random bits).
