@@ -24,5 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto check = verify_log(records);
   if (!check.ok && !check.failed_seq) std::abort();
   if (check.ok && check.deals_verified + check.deals_unrevealed != check.deals) std::abort();
+  if (check.ok)  // the stores keep the canonical text: it must parse back to the same record
+    for (const auto& r : records)
+      if (record_from_canonical(canonical_text(r), r.hash) != r) std::abort();
   return 0;
 }

@@ -22,6 +22,7 @@ CREATE TABLE fairdeck_tables(id TEXT PRIMARY KEY, seats INTEGER NOT NULL, decks 
   jokers INTEGER NOT NULL, sealed_seed TEXT NOT NULL, commitment TEXT NOT NULL, next_nonce BIGINT NOT NULL,
   next_seq BIGINT NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL);
 CREATE TABLE fairdeck_records(table_id TEXT NOT NULL, seq BIGINT NOT NULL, nonce BIGINT, body TEXT NOT NULL,
+  hash TEXT NOT NULL,
   PRIMARY KEY(table_id, seq));
 CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) WHERE nonce IS NOT NULL;
 CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
@@ -50,8 +51,9 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("update",
             "UPDATE fairdeck_tables SET sealed_seed = $2, commitment = $3, next_nonce = $4, next_seq = $5, "
             "head_hash = $6, seat_seeds = $7 WHERE id = $1");
-  c.prepare("append_deal", "INSERT INTO fairdeck_records(table_id, seq, nonce, body) VALUES($1, $2, $3, $4)");
-  c.prepare("append_other", "INSERT INTO fairdeck_records(table_id, seq, nonce, body) VALUES($1, $2, NULL, $3)");
+  c.prepare("append_deal", "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, $3, $4, $5)");
+  c.prepare("append_other",
+            "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, NULL, $3, $4)");
 }
 
 class pg_backend final : public batch_backend, public transaction {
@@ -113,9 +115,9 @@ class pg_backend final : public batch_backend, public transaction {
   }
   void append(const record& rec) override {
     if (rec.type == record_type::deal)
-      tx_->exec_prepared("append_deal", rec.table, as_db(rec.seq), as_db(rec.nonce), to_json(rec).dump());
+      tx_->exec_prepared("append_deal", rec.table, as_db(rec.seq), as_db(rec.nonce), canonical_text(rec), rec.hash);
     else
-      tx_->exec_prepared("append_other", rec.table, as_db(rec.seq), to_json(rec).dump());
+      tx_->exec_prepared("append_other", rec.table, as_db(rec.seq), canonical_text(rec), rec.hash);
   }
 
  private:
@@ -150,10 +152,10 @@ class pg_store final : public store {
     with_reader([&](pqxx::nontransaction& n) {
       if (n.exec_params("SELECT 1 FROM fairdeck_tables WHERE id = $1", std::string(table)).empty()) return;
       const auto r = n.exec_params(
-          "SELECT body FROM fairdeck_records WHERE table_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", std::string(table),
+          "SELECT body, hash FROM fairdeck_records WHERE table_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", std::string(table),
           after ? as_db(*after) : std::int64_t{-1}, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
       out.emplace();
-      for (const auto& row : r) out->push_back(record_from_json(nlohmann::json::parse(row[0].as<std::string>())));
+      for (const auto& row : r) out->push_back(record_from_canonical(row[0].as<std::string>(), row[1].as<std::string>()));
     });
     return out;
   }

@@ -1,6 +1,8 @@
 // Canonical text, hashes and the chain check of docs/log-format.md.
 #include "fairdeck/service/records.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <stdexcept>
@@ -70,6 +72,57 @@ std::string canonical_text(const record& r) {
       break;
   }
   return out;
+}
+
+namespace {
+
+std::uint64_t parse_number(std::string_view key, std::string_view v) {
+  std::uint64_t out = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (v.empty() || ec != std::errc() || p != v.data() + v.size())
+    throw std::invalid_argument(fmt::format("record: '{}' is not a number", key));
+  return out;
+}
+
+}  // namespace
+
+record record_from_canonical(std::string_view text, std::string_view hash) {
+  constexpr std::string_view magic = "fairdeck-log-v1\n";
+  if (!text.starts_with(magic)) throw std::invalid_argument("record: not fairdeck-log-v1 text");
+  text.remove_prefix(magic.size());
+  record r;
+  r.hash = std::string(hash);
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    if (nl == std::string_view::npos) throw std::invalid_argument("record: last line has no newline");
+    const auto line = text.substr(0, nl);
+    text.remove_prefix(nl + 1);
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos) throw std::invalid_argument("record: line without '='");
+    const auto key = line.substr(0, eq);
+    const auto v = line.substr(eq + 1);
+    if (key == "seq") r.seq = parse_number(key, v);
+    else if (key == "prev_hash") r.prev_hash = std::string(v);
+    else if (key == "type") {
+      if (v == "open") r.type = record_type::open;
+      else if (v == "deal") r.type = record_type::deal;
+      else if (v == "rotate") r.type = record_type::rotate;
+      else throw std::invalid_argument("record: unknown type");
+    } else if (key == "table") r.table = std::string(v);
+    else if (key == "time") r.time = std::string(v);
+    else if (key == "seats") r.seats = static_cast<unsigned>(parse_number(key, v));
+    else if (key == "decks") r.decks = static_cast<unsigned>(parse_number(key, v));
+    else if (key == "jokers") r.jokers = static_cast<unsigned>(parse_number(key, v));
+    else if (key == "commitment") r.commitment = std::string(v);
+    else if (key == "nonce") r.nonce = parse_number(key, v);
+    else if (key == "seat_seed") r.seat_seeds.emplace_back(v);
+    else if (key == "client_seed") r.client_seed = std::string(v);
+    else if (key == "cards") r.cards = std::string(v);
+    else if (key == "revealed_seed") r.revealed_seed = std::string(v);
+    else if (key == "next_commitment") r.next_commitment = std::string(v);
+    else throw std::invalid_argument(fmt::format("record: unknown field '{}'", key));
+  }
+  return r;
 }
 
 std::string compute_hash(const record& r) { return sha256_hex(canonical_text(r)); }
@@ -204,6 +257,18 @@ struct checker {
   }
 };
 
+bool control(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+}
+
+// Canonical text is one line per field: a newline inside a value would make it ambiguous.
+bool has_control(const record& r) {
+  for (const auto* s : {&r.table, &r.time, &r.prev_hash, &r.hash, &r.commitment, &r.client_seed, &r.cards,
+                        &r.revealed_seed, &r.next_commitment})
+    if (control(*s)) return true;
+  return std::any_of(r.seat_seeds.begin(), r.seat_seeds.end(), [](const std::string& s) { return control(s); });
+}
+
 // Rule 5 for the deals of one seed, once it is revealed.
 bool check_revealed(checker& c, const std::vector<const record*>& deals, const fair::server_seed& seed) {
   for (const record* d : deals) {
@@ -244,6 +309,7 @@ log_check verify_log(const std::vector<record>& records, std::optional<std::uint
                                         first_seq + i));
     if ((r.seq == 0) != (r.type == record_type::open))
       return c.fail(r.seq, r.seq == 0 ? "record 0 is not an open record" : "an open record after record 0");
+    if (has_control(r)) return c.fail(r.seq, "a field contains a control character");
     if (i == 0) table = r.table;
     if (r.table != table) return c.fail(r.seq, fmt::format("names table '{}', not '{}'", r.table, table));
     // 2. hash and chain

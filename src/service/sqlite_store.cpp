@@ -25,6 +25,7 @@ CREATE TABLE fairdeck_tables(id TEXT PRIMARY KEY, seats INTEGER NOT NULL, decks 
   jokers INTEGER NOT NULL, sealed_seed TEXT NOT NULL, commitment TEXT NOT NULL, next_nonce INTEGER NOT NULL,
   next_seq INTEGER NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL);
 CREATE TABLE fairdeck_records(table_id TEXT NOT NULL, seq INTEGER NOT NULL, nonce INTEGER, body TEXT NOT NULL,
+  hash TEXT NOT NULL,
   PRIMARY KEY(table_id, seq)) WITHOUT ROWID;
 CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) WHERE nonce IS NOT NULL;
 CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
@@ -131,7 +132,7 @@ class sqlite_backend final : public batch_backend, public transaction {
         update_(conn_.db,
                 "UPDATE fairdeck_tables SET sealed_seed = ?2, commitment = ?3, next_nonce = ?4, next_seq = ?5, "
                 "head_hash = ?6, seat_seeds = ?7 WHERE id = ?1"),
-        append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body) VALUES(?1, ?2, ?3, ?4)") {}
+        append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES(?1, ?2, ?3, ?4, ?5)") {}
 
   void begin() override { run(begin_); }
   void commit() override { run(commit_); }
@@ -175,7 +176,7 @@ class sqlite_backend final : public batch_backend, public transaction {
     append_.bind(1, rec.table).bind(2, as_db(rec.seq));
     if (rec.type == record_type::deal) append_.bind(3, as_db(rec.nonce));
     else append_.bind_null(3);
-    append_.bind(4, to_json(rec).dump());
+    append_.bind(4, canonical_text(rec)).bind(5, rec.hash);
     append_.step();
   }
 
@@ -211,10 +212,11 @@ class sqlite_store final : public store {
     statement exists(r->db, "SELECT 1 FROM fairdeck_tables WHERE id = ?1");
     exists.bind(1, table);
     if (!exists.step()) return std::nullopt;
-    statement s(r->db, "SELECT body FROM fairdeck_records WHERE table_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
+    statement s(r->db,
+                "SELECT body, hash FROM fairdeck_records WHERE table_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
     s.bind(1, table).bind(2, after ? as_db(*after) : std::int64_t{-1}).bind(3, static_cast<std::int64_t>(limit));
     std::vector<record> out;
-    while (s.step()) out.push_back(record_from_json(nlohmann::json::parse(s.text(0))));
+    while (s.step()) out.push_back(record_from_canonical(s.text(0), s.text(1)));
     return out;
   }
 

@@ -80,7 +80,13 @@ TEST(ServiceRecords, ExampleJsonOfLogFormatDocVerifies) {
   std::vector<record> parsed;
   for (const auto& r : j) parsed.push_back(record_from_json(r));
   EXPECT_EQ(parsed, example());
-  for (std::size_t i = 0; i < parsed.size(); ++i) EXPECT_EQ(to_json(parsed[i]), j[i]);
+  for (std::size_t i = 0; i < parsed.size(); ++i) {
+    EXPECT_EQ(to_json(parsed[i]), j[i]);
+    EXPECT_EQ(record_from_canonical(canonical_text(parsed[i]), parsed[i].hash), parsed[i]);  // the stored form
+  }
+  EXPECT_THROW((void)record_from_canonical("seq=1\n", ""), std::invalid_argument);
+  EXPECT_THROW((void)record_from_canonical("fairdeck-log-v1\nseq=x\n", ""), std::invalid_argument);
+  EXPECT_THROW((void)record_from_canonical("fairdeck-log-v1\nseq=1", ""), std::invalid_argument);
   const auto check = verify_log(parsed);
   EXPECT_TRUE(check.ok) << check.reason;
   EXPECT_EQ(check.deals, 1u);
@@ -125,6 +131,9 @@ TEST(ServiceRecords, ChainCatchesEveryTampering) {
   c = check_tampered([](auto& l) { l[2].revealed_seed = std::string(64, '1'); }, true);
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.failed_seq, 2u);
+  c = check_tampered([](auto& l) { l[1].seat_seeds[1] = "bob\nseat_seed=x"; }, true);  // ambiguous text
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.reason.find("control"), std::string::npos);
   c = check_tampered([](auto& l) { l[2].table = "other"; }, true);
   EXPECT_FALSE(c.ok);
   c = check_tampered([](auto& l) { l[1].prev_hash = std::string(zero_hash); l[1].hash = compute_hash(l[1]); });

@@ -55,6 +55,10 @@ struct record {
 // Sets r.prev_hash and r.hash (chaining r after a record whose hash is prev).
 void seal(record& r, std::string_view prev);
 
+// Parses canonical_text() back (the stores keep records in this form: what is stored is
+// exactly what is hashed); `hash` is the stored hash. Throws std::invalid_argument.
+[[nodiscard]] record record_from_canonical(std::string_view text, std::string_view hash);
+
 // JSON form used by GET /v1/tables/{t}/log (the field set of the record's type only).
 [[nodiscard]] nlohmann::json to_json(const record& r);
 // Parses one record; throws std::invalid_argument naming the missing or mistyped field.
