@@ -4,7 +4,10 @@
 // Readers take connections from a small pool.
 #include <cerrno>
 #include <cstring>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -132,7 +135,9 @@ class sqlite_backend final : public batch_backend, public transaction {
         update_(conn_.db,
                 "UPDATE fairdeck_tables SET sealed_seed = ?2, commitment = ?3, next_nonce = ?4, next_seq = ?5, "
                 "head_hash = ?6, seat_seeds = ?7 WHERE id = ?1"),
-        append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES(?1, ?2, ?3, ?4, ?5)") {}
+        append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES(?1, ?2, ?3, ?4, ?5)") {
+    conn_.exec("PRAGMA wal_autocheckpoint=0");  // sqlite_store's checkpoint thread does it
+  }
 
   void begin() override { run(begin_); }
   void commit() override { run(commit_); }
@@ -197,9 +202,23 @@ class sqlite_store final : public store {
       statement s(c.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'");
       if (!s.step() || s.text(0) != "1") throw std::runtime_error(fmt::format("{} is not a fairdeckd store", path_));
     }
-    if (key) committer_ = std::make_unique<group_committer>(std::make_unique<sqlite_backend>(path_), *key,
-                                                              o.max_batch, o.max_queue);
+    if (key) {
+      committer_ = std::make_unique<group_committer>(std::make_unique<sqlite_backend>(path_), *key, o.max_batch,
+                                                     o.max_queue);
+      checkpointer_ = std::thread([this] { checkpoint_loop(); });
+    }
   }
+
+  ~sqlite_store() override {
+    {
+      std::lock_guard lock(stop_mutex_);
+      stop_ = true;
+    }
+    stop_cv_.notify_all();
+    if (checkpointer_.joinable()) checkpointer_.join();
+  }
+  sqlite_store(const sqlite_store&) = delete;
+  sqlite_store& operator=(const sqlite_store&) = delete;
 
   void submit(write_request req, done_fn done) override {
     if (!committer_) return done(failure(outcome::unavailable, "store opened without its key"));
@@ -270,7 +289,28 @@ class sqlite_store final : public store {
   std::string path_;
   std::mutex pool_mutex_;
   std::vector<std::unique_ptr<connection>> pool_;
+  // The writer never checkpoints (wal_autocheckpoint=0): copying the WAL into the database
+  // and its fsync happen here, off the path of a deal's commit.
+  void checkpoint_loop() {
+    std::unique_ptr<connection> c;
+    std::unique_lock lock(stop_mutex_);
+    while (!stop_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return stop_; })) {
+      lock.unlock();
+      try {
+        if (!c) c = std::make_unique<connection>(path_, false);
+        sqlite3_wal_checkpoint_v2(c->db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      } catch (const std::exception&) {
+        c.reset();  // e.g. disk full: retried next time
+      }
+      lock.lock();
+    }
+  }
+
   std::unique_ptr<group_committer> committer_;
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;
+  std::thread checkpointer_;
 };
 
 }  // namespace
