@@ -397,6 +397,7 @@ def kill9(tmp, rounds=10):
         srv = Server(db)
     check(not errors_seen, f"errors under load: {sorted(set(errors_seen))}")
     check(len(acked) > rounds * 10, f"too few deals acknowledged ({len(acked)})")
+    revealed = []
     for t in tables:
         call(srv.conn(), "POST", f"/v1/tables/{t}/rotate", None, token)
         records = log_of(srv, t)
@@ -410,7 +411,15 @@ def kill9(tmp, rounds=10):
             check(r["cards"] == a["cards"] and r["hash"] == a["hash"], f"table {t}: nonce {a['nonce']} differs")
         nonces = [a["nonce"] for a in mine]
         check(len(nonces) == len(set(nonces)), f"table {t}: a nonce was answered twice")
+        # no seed was exposed before its rotation: none appears in any deal answer
+        answers = json.dumps(mine)
+        for r in records:
+            if r["type"] == "rotate":
+                check(r["revealed_seed"] not in answers, f"table {t}: a seed appeared before its reveal")
+                revealed.append(r["revealed_seed"])
     srv.stop()
+    err = srv.proc.stderr.read()
+    check(not any(s in err for s in revealed), "a server seed appeared on stderr")
     print(f"kill9: ok ({rounds} kills, {len(acked)} acknowledged deals all stored)")
 
 
