@@ -16,7 +16,8 @@ for arg in "$@"; do
 done
 
 packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev libboost-dev
-          nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+          libsqlite3-dev libpqxx-dev)  # fairdeckd's stores
 # clang 14 + its sanitizer/libFuzzer runtime for the clang and asan presets; Chromium to
 # check that the audit's HTML report renders; dieharder reads `fairdeck random --raw`.
 if [[ $preset == clang || $preset == asan || $ci_tools == 1 ]]; then
@@ -27,6 +28,8 @@ if [[ $ci_tools == 1 ]]; then
   # node + npm for the browser verifier's tests (tests/browser, playwright-core from npm). A
   # node that already brings npm (e.g. NodeSource's) is kept: Debian's npm would conflict.
   command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+  # fairdeckd's tests: a real PostgreSQL 15 (started by the test) and wrk for its benchmark
+  packages+=(postgresql-15 wrk)
 fi
 
 missing=()

@@ -1,0 +1,492 @@
+// Routing, JSON bodies, authentication, rate limiting and metrics of fairdeckd.
+#include "api.hpp"
+
+#include <charconv>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "../fairdeck/audit_report.hpp"
+#include "../fairdeck/card_output.hpp"
+#include "fairdeck/stats/audit.hpp"
+
+namespace fairdeck::service {
+namespace {
+
+using json = nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+http_response json_response(unsigned status, const json& j) {
+  http_response r;
+  r.status = status;
+  r.body = j.dump();
+  r.body.push_back('\n');
+  return r;
+}
+
+http_response error(unsigned status, std::string_view message) {
+  return json_response(status, json{{"error", message}, {"status", status}});
+}
+
+unsigned status_of(outcome o) {
+  switch (o) {
+    case outcome::ok: return 200;
+    case outcome::bad_request: return 400;
+    case outcome::not_found: return 404;
+    case outcome::conflict: return 409;
+    case outcome::unavailable: return 503;
+    case outcome::overloaded: return 429;
+  }
+  return 500;
+}
+
+// "/a/b/c?x" -> {"a","b","c"}; query separately.
+std::vector<std::string_view> split_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    const auto j = path.find('/', i);
+    parts.push_back(path.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
+    if (j == std::string_view::npos) break;
+    i = j;
+  }
+  return parts;
+}
+
+// Value of `key` in "a=1&b=2"; nullopt when absent.
+std::optional<std::string_view> query_param(std::string_view query, std::string_view key) {
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const auto item = query.substr(0, amp);
+    const auto eq = item.find('=');
+    if (item.substr(0, eq) == key) return eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  if (s.empty() || (s.size() > 1 && s[0] == '0')) return std::nullopt;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// Thrown while reading a request body: 400 with this message.
+struct bad_body : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+json parse_object(std::string_view body, bool empty_ok) {
+  if (body.empty() && empty_ok) return json::object();
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw bad_body(fmt::format("malformed JSON at byte {}", e.byte));
+  }
+  if (!j.is_object()) throw bad_body("the body must be a JSON object");
+  return j;
+}
+
+void only_keys(const json& j, std::initializer_list<std::string_view> keys) {
+  for (const auto& [k, v] : j.items()) {
+    (void)v;
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) throw bad_body(fmt::format("unknown field \"{}\"", k));
+  }
+}
+
+std::optional<std::uint64_t> opt_uint(const json& j, const char* key, std::uint64_t max) {
+  auto it = j.find(key);
+  if (it == j.end()) return std::nullopt;
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max)
+    throw bad_body(fmt::format("\"{}\" must be an integer 0..{}", key, max));
+  return it->get<std::uint64_t>();
+}
+
+std::optional<std::string> opt_string(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) return std::nullopt;
+  if (!it->is_string()) throw bad_body(fmt::format("\"{}\" must be a string", key));
+  return it->get<std::string>();
+}
+
+open_table parse_open(std::string_view body) {
+  const json j = parse_object(body, false);
+  only_keys(j, {"seats", "decks", "jokers", "table"});
+  open_table o;
+  const auto seats = opt_uint(j, "seats", max_seats);
+  if (!seats || *seats == 0) throw bad_body(fmt::format("\"seats\" (1..{}) is required", max_seats));
+  o.seats = static_cast<unsigned>(*seats);
+  o.spec.decks = static_cast<unsigned>(opt_uint(j, "decks", max_decks).value_or(1));
+  o.spec.jokers = static_cast<unsigned>(opt_uint(j, "jokers", max_jokers).value_or(0));
+  if (o.spec.decks == 0) throw bad_body("\"decks\" must be at least 1");
+  if (auto id = opt_string(j, "table")) {
+    if (!valid_table_id(*id)) throw bad_body("\"table\" must match [A-Za-z0-9_-]{1,64}");
+    o.id = std::move(*id);
+  }
+  return o;
+}
+
+set_client_seed parse_seed(std::string_view body, std::string table, unsigned seat) {
+  const json j = parse_object(body, false);
+  only_keys(j, {"client_seed", "nonce"});
+  auto seed = opt_string(j, "client_seed");
+  if (!seed) throw bad_body("\"client_seed\" (a string) is required");
+  return set_client_seed{std::move(table), seat, std::move(*seed), opt_uint(j, "nonce", UINT64_MAX)};
+}
+
+deal parse_deal(std::string_view body, std::string table) {
+  const json j = parse_object(body, true);
+  only_keys(j, {"game", "hands", "cards"});
+  deal d{std::move(table), {}};
+  if (auto g = opt_string(j, "game")) {
+    if (*g != "holdem") throw bad_body(fmt::format("unknown game \"{}\" (supported: holdem)", *g));
+    if (j.contains("hands") || j.contains("cards")) throw bad_body("\"game\" does not take \"hands\"/\"cards\"");
+    d.game.holdem = true;
+  }
+  d.game.hands = static_cast<unsigned>(opt_uint(j, "hands", 100000).value_or(0));
+  d.game.cards = static_cast<unsigned>(opt_uint(j, "cards", 100000).value_or(0));
+  return d;
+}
+
+json deal_json(const write_result& r) {
+  const record& rec = *r.rec;
+  json j{{"table", rec.table},           {"seq", rec.seq},       {"nonce", rec.nonce},
+         {"commitment", rec.commitment}, {"seat_seeds", rec.seat_seeds}, {"client_seed", rec.client_seed},
+         {"decks", rec.decks},           {"jokers", rec.jokers}, {"cards", rec.cards},
+         {"time", rec.time},             {"prev_hash", rec.prev_hash},   {"hash", rec.hash}};
+  return j;
+}
+
+std::string escape_label(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    if (c == '\n') out += "\\n";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- metrics ----
+
+void latency_histogram::observe(double seconds) noexcept {
+  std::size_t i = 0;
+  while (i < bounds.size() && seconds > bounds[i]) ++i;
+  counts_[i].fetch_add(1, std::memory_order_relaxed);
+  sum_us_.fetch_add(static_cast<std::uint64_t>(seconds * 1e6), std::memory_order_relaxed);
+}
+
+void latency_histogram::write(std::string& out, std::string_view name) const {
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    cumulative += counts_[i].load(std::memory_order_relaxed);
+    out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, bounds[i], cumulative);
+  }
+  cumulative += counts_[bounds.size()].load(std::memory_order_relaxed);
+  out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n{}_sum {}\n{}_count {}\n", name, cumulative, name,
+                     static_cast<double>(sum_us_.load(std::memory_order_relaxed)) / 1e6, name, cumulative);
+}
+
+// ---- api ----
+
+api::api(store& s, api_options o) : store_(s), options_(o) {}
+
+void api::add_page(std::string path, std::string content_type, std::string_view body) {
+  pages_[std::move(path)] = {std::move(content_type), body};
+}
+
+void api::count(unsigned status) noexcept {
+  const std::size_t k = status < 300 ? 0 : status == 401 ? 2 : status == 429 ? 3 : status == 413 ? 5 : status >= 500 ? 4 : 1;
+  by_class_[k].fetch_add(1, std::memory_order_relaxed);
+}
+
+bool api::rate_limited(std::string_view client) {
+  std::lock_guard lock(limit_mutex_);
+  auto it = auth_failures_.find(std::string(client));
+  if (it == auth_failures_.end()) return false;
+  if (clock_type::now() - it->second.first > std::chrono::minutes(1)) {
+    auth_failures_.erase(it);
+    return false;
+  }
+  return it->second.second >= options_.auth_failures_per_minute;
+}
+
+void api::note_auth_failure(std::string_view client) {
+  std::lock_guard lock(limit_mutex_);
+  if (auth_failures_.size() > 100000) auth_failures_.clear();  // bounded memory under a flood
+  auto [it, fresh] = auth_failures_.try_emplace(std::string(client), clock_type::now(), 0u);
+  if (!fresh && clock_type::now() - it->second.first > std::chrono::minutes(1)) it->second = {clock_type::now(), 0u};
+  ++it->second.second;
+}
+
+bool api::authorized(const http_request& req) {
+  constexpr std::string_view scheme = "Bearer ";
+  if (!req.authorization.starts_with(scheme)) return false;
+  const std::string hash = token_hash(req.authorization.substr(scheme.size()));
+  std::lock_guard lock(token_mutex_);
+  const auto match = [&] {
+    bool found = false;
+    for (const auto& h : token_hashes_) found = equal_constant_time(h, hash) || found;  // no early exit
+    return found;
+  };
+  if (match()) return true;
+  if (clock_type::now() - tokens_loaded_ < std::chrono::seconds(1)) return false;
+  token_hashes_ = store_.token_hashes();  // a token added by `fairdeckd token` while serving
+  tokens_loaded_ = clock_type::now();
+  return match();
+}
+
+void api::write(write_request w, const http_request& req, respond_fn respond,
+                std::function<http_response(write_result&)> ok) {
+  const auto start = clock_type::now();
+  const bool is_deal = std::holds_alternative<deal>(w);
+  auto finish = [this, start, is_deal, respond = std::move(respond), ok = std::move(ok)](write_result& r) {
+    http_response resp;
+    if (r.code != outcome::ok) {
+      resp = error(status_of(r.code), r.error);
+      if (r.code == outcome::overloaded || r.code == outcome::unavailable) resp.headers.emplace_back("Retry-After", "1");
+    } else {
+      resp = ok(r);
+      if (is_deal) {
+        deals_.fetch_add(1, std::memory_order_relaxed);
+        deal_latency_.observe(std::chrono::duration<double>(clock_type::now() - start).count());
+      }
+    }
+    count(resp.status);
+    respond(std::move(resp));
+  };
+  store_.submit(std::move(w), [defer = req.defer, finish = std::move(finish)](write_result r) mutable {
+    if (!defer) return finish(r);
+    defer([finish = std::move(finish), r = std::move(r)]() mutable { finish(r); });
+  });
+}
+
+void api::handle(const http_request& req, respond_fn respond) {
+  const auto answer = [&](http_response r) {
+    count(r.status);
+    respond(std::move(r));
+  };
+  const auto qpos = req.target.find('?');
+  const std::string_view path = req.target.substr(0, qpos);
+  const std::string_view query = qpos == std::string_view::npos ? std::string_view() : req.target.substr(qpos + 1);
+  const auto parts = split_path(path);
+  const auto allow = [&](std::string_view method) {
+    if (req.method == method) return true;
+    auto r = error(405, fmt::format("{} takes {}", path, method));
+    r.headers.emplace_back("Allow", std::string(method));
+    answer(std::move(r));
+    return false;
+  };
+  if (req.body.size() > options_.max_body) return answer(error(413, "request body too large"));
+  try {
+    if (path == "/healthz") {
+      if (!allow("GET")) return;
+      try {
+        store_.ping();
+      } catch (const std::exception& e) {
+        return answer(error(503, e.what()));
+      }
+      return answer(json_response(200, json{{"status", "ok"}, {"store", store_.kind()}}));
+    }
+    if (path == "/metrics") {
+      if (!allow("GET")) return;
+      http_response r;
+      r.content_type = "text/plain; version=0.0.4";
+      r.body = metrics();
+      return answer(std::move(r));
+    }
+    if (auto page = pages_.find(path); page != pages_.end()) {
+      if (!allow("GET")) return;
+      http_response r;
+      r.content_type = page->second.first;
+      r.body = std::string(page->second.second);
+      return answer(std::move(r));
+    }
+    if (parts.size() < 2 || parts[0] != "v1" || parts[1] != "tables") return answer(error(404, "no such endpoint"));
+    if (parts.size() >= 3 && !valid_table_id(parts[2])) return answer(error(404, "no such table"));
+    const std::string table = parts.size() >= 3 ? std::string(parts[2]) : std::string();
+    // public, read-only
+    if (parts.size() == 4 && parts[3] == "log") return allow("GET") ? answer(get_log(table, query)) : void();
+    if (parts.size() == 4 && parts[3] == "audit") return allow("GET") ? answer(get_audit(table, query)) : void();
+    // operator writes
+    const bool known = parts.size() == 2 || (parts.size() == 4 && (parts[3] == "deals" || parts[3] == "rotate")) ||
+                       (parts.size() == 6 && parts[3] == "seats" && parts[5] == "client-seed");
+    if (!known) return answer(error(404, "no such endpoint"));
+    if (!allow(parts.size() == 6 ? "PUT" : "POST")) return;
+    if (rate_limited(req.client)) {
+      auto r = error(429, "too many failed authentications; retry in a minute");
+      r.headers.emplace_back("Retry-After", "60");
+      return answer(std::move(r));
+    }
+    if (!authorized(req)) {
+      note_auth_failure(req.client);
+      auto r = error(401, "missing or wrong operator token (Authorization: Bearer <token>)");
+      r.headers.emplace_back("WWW-Authenticate", "Bearer");
+      return answer(std::move(r));
+    }
+    if (parts.size() == 2) {
+      auto w = parse_open(req.body);  // may throw bad_body: parse before `respond` is moved
+      return write(std::move(w), req, std::move(respond), [this](write_result& r) {
+        tables_.fetch_add(1, std::memory_order_relaxed);
+        const record& rec = *r.rec;
+        return json_response(201, json{{"table", r.table}, {"commitment", r.commitment}, {"seats", rec.seats},
+                                       {"decks", rec.decks}, {"jokers", rec.jokers}, {"seq", 0}, {"hash", rec.hash}});
+      });
+    }
+    if (parts.size() == 6) {
+      const auto seat = parse_u64(parts[4]);
+      if (!seat || *seat < 1 || *seat > max_seats) return answer(error(404, "no such seat (seats are numbered from 1)"));
+      auto w = parse_seed(req.body, table, static_cast<unsigned>(*seat));
+      return write(std::move(w), req, std::move(respond),
+                   [this, seat = *seat](write_result& r) {
+                     seeds_set_.fetch_add(1, std::memory_order_relaxed);
+                     return json_response(200, json{{"table", r.table}, {"seat", seat}, {"commitment", r.commitment}});
+                   });
+    }
+    if (parts[3] == "deals") {
+      auto d = parse_deal(req.body, table);
+      const game_spec g = d.game;
+      return write(std::move(d), req, std::move(respond), [g](write_result& r) {
+        json j = deal_json(r);
+        const deck_spec spec{r.rec->decks, r.rec->jokers};
+        cli::add_game_json(j, cli::game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
+        return json_response(200, j);
+      });
+    }
+    if (!req.body.empty()) (void)parse_object(req.body, true);
+    return write(rotate{table}, req, std::move(respond), [this](write_result& r) {
+      rotations_.fetch_add(1, std::memory_order_relaxed);
+      const record& rec = *r.rec;
+      return json_response(200, json{{"table", r.table},
+                                     {"revealed_seed", rec.revealed_seed},
+                                     {"previous_commitment", rec.commitment},
+                                     {"commitment", rec.next_commitment},
+                                     {"seq", rec.seq},
+                                     {"hash", rec.hash}});
+    });
+  } catch (const bad_body& e) {
+    return answer(error(400, e.what()));
+  } catch (const store_unavailable& e) {
+    auto r = error(503, e.what());
+    r.headers.emplace_back("Retry-After", "1");
+    return answer(std::move(r));
+  } catch (const std::exception& e) {
+    return answer(error(500, "internal error"));
+  }
+}
+
+http_response api::get_log(std::string_view table, std::string_view query) {
+  std::optional<std::uint64_t> after;
+  if (auto a = query_param(query, "after")) {
+    after = parse_u64(*a);
+    if (!after) return error(400, "after must be a canonical decimal integer");
+  }
+  std::size_t limit = 100000;
+  if (auto l = query_param(query, "limit")) {
+    const auto v = parse_u64(*l);
+    if (!v || *v == 0 || *v > limit) return error(400, "limit must be 1..100000");
+    limit = static_cast<std::size_t>(*v);
+  }
+  const auto records = store_.log(table, after, limit);
+  if (!records) return error(404, fmt::format("no table '{}'", table));
+  json arr = json::array();
+  for (const auto& r : *records) arr.push_back(to_json(r));
+  json j{{"table", table}, {"records", std::move(arr)}};
+  if (records->size() == limit) j["next_after"] = records->back().seq;
+  return json_response(200, j);
+}
+
+http_response api::get_audit(std::string_view table, std::string_view query) {
+  const auto format = query_param(query, "format").value_or("json");
+  if (format != "json" && format != "html") return error(400, "format must be json or html");
+  const auto records = store_.log(table, std::nullopt, SIZE_MAX / 2);
+  if (!records) return error(404, fmt::format("no table '{}'", table));
+  std::string decks;
+  std::size_t deals = 0;
+  deck_spec spec{};
+  for (const auto& r : *records) {
+    if (r.type == record_type::open) spec = deck_spec{r.decks, r.jokers};
+    if (r.type != record_type::deal) continue;
+    decks += r.cards;
+    decks.push_back('\n');
+    ++deals;
+  }
+  const log_check check = verify_log(*records);
+  json chain{{"verified", check.ok}, {"deals_verified", check.deals_verified}, {"deals_unrevealed", check.deals_unrevealed}};
+  if (!check.ok) chain.update({{"failed_seq", *check.failed_seq}, {"reason", check.reason}});
+  if (deals == 0) return json_response(200, json{{"table", table}, {"deals", 0}, {"chain", chain}, {"audit", nullptr}});
+  std::istringstream in(decks);
+  stats::input_settings settings;
+  settings.format = stats::deck_format::text;
+  settings.deck = spec;
+  settings.label = std::string(table);
+  const auto result = stats::audit_stream(in, settings);
+  {
+    std::lock_guard lock(audit_mutex_);
+    auto& ps = audit_p_[std::string(table)];
+    ps.clear();
+    for (const auto& t : result.tests)
+      if (t.p_value) ps.emplace_back(t.name, *t.p_value);
+  }
+  cli::audit_run_info info;
+  info.source = "input";
+  info.pairs_planned = 1;
+  if (format == "html") {
+    std::ostringstream out;
+    cli::write_audit_html(out, {result}, info);
+    http_response r;
+    r.content_type = "text/html; charset=utf-8";
+    r.body = std::move(out).str();
+    return r;
+  }
+  json j = cli::audit_json({result}, info);
+  j["table"] = table;
+  j["deals"] = deals;
+  j["chain"] = chain;
+  return json_response(200, j);
+}
+
+std::string api::metrics() {
+  std::string out;
+  const auto counter = [&](std::string_view name, std::string_view help, std::uint64_t v) {
+    out += fmt::format("# HELP {0} {1}\n# TYPE {0} counter\n{0} {2}\n", name, help, v);
+  };
+  counter("fairdeck_deals_total", "Deals durably stored and answered.", deals_.load());
+  counter("fairdeck_tables_opened_total", "Tables opened.", tables_.load());
+  counter("fairdeck_rotations_total", "Server seeds rotated (revealed).", rotations_.load());
+  counter("fairdeck_client_seeds_set_total", "Seat client seeds set.", seeds_set_.load());
+  const auto st = store_.stats();
+  counter("fairdeck_store_batches_total", "Group-commit transactions.", st.batches);
+  counter("fairdeck_store_writes_total", "Writes in those transactions.", st.writes);
+  counter("fairdeck_store_failed_batches_total", "Transactions that failed (their writes answered 503).",
+          st.failed_batches);
+  out += "# HELP fairdeck_http_responses_total HTTP responses by status class.\n"
+         "# TYPE fairdeck_http_responses_total counter\n";
+  constexpr std::array<const char*, 6> labels{"2xx", "4xx", "401", "429", "5xx", "413"};
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    out += fmt::format("fairdeck_http_responses_total{{code=\"{}\"}} {}\n", labels[i], by_class_[i].load());
+  out += "# HELP fairdeck_deal_latency_seconds From request to durable commit.\n"
+         "# TYPE fairdeck_deal_latency_seconds histogram\n";
+  deal_latency_.write(out, "fairdeck_deal_latency_seconds");
+  out += "# HELP fairdeck_audit_p_value p-values of each table's last audit (GET .../audit).\n"
+         "# TYPE fairdeck_audit_p_value gauge\n";
+  std::lock_guard lock(audit_mutex_);
+  for (const auto& [table, ps] : audit_p_)
+    for (const auto& [test, p] : ps)
+      out += fmt::format("fairdeck_audit_p_value{{table=\"{}\",test=\"{}\"}} {}\n", escape_label(table),
+                         escape_label(test), p);
+  return out;
+}
+
+}  // namespace fairdeck::service

@@ -1,0 +1,98 @@
+// fairdeckd's HTTP/JSON API, independent of the transport: server.cpp (Boost.Beast) feeds it
+// parsed requests, the fuzz target and the tests call it directly. Routes, status codes and
+// JSON keys are the contract of issue #13 / docs/service.md.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fairdeck/service/store.hpp"
+
+namespace fairdeck::service {
+
+struct http_request {
+  std::string_view method;         // "GET", "POST", ...
+  std::string_view target;         // path and query
+  std::string_view authorization;  // the Authorization header, if any
+  std::string_view body;
+  std::string_view client;         // peer address, for rate limiting
+  // Where a write's answer is built once committed (e.g. the connection's strand), so the
+  // store's writer thread only commits. Empty: on the writer thread.
+  std::function<void(std::function<void()>)> defer;
+};
+
+struct http_response {
+  unsigned status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+using respond_fn = std::function<void(http_response)>;
+
+struct api_options {
+  std::size_t max_body = 64 * 1024;
+  unsigned auth_failures_per_minute = 20;  // per client, then 429
+};
+
+// Prometheus histogram with fixed buckets (seconds).
+class latency_histogram {
+ public:
+  static constexpr std::array<double, 12> bounds{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                 0.05,   0.1,   0.25,   0.5,   1.0,  2.5};
+  void observe(double seconds) noexcept;
+  void write(std::string& out, std::string_view name) const;
+
+ private:
+  std::array<std::atomic<std::uint64_t>, bounds.size() + 1> counts_{};
+  std::atomic<std::uint64_t> sum_us_{0};
+};
+
+class api {
+ public:
+  api(store& s, api_options o = {});
+  // Answers through `respond`, possibly later and on a store thread (writes answer after commit).
+  void handle(const http_request& req, respond_fn respond);
+  // A fixed GET page (e.g. GET /verify -> the browser verifier); one line to add a route.
+  void add_page(std::string path, std::string content_type, std::string_view body);
+  [[nodiscard]] std::string metrics();
+  void flush() { store_.flush(); }  // every accepted write answered
+
+ private:
+  struct route_match;
+  bool authorized(const http_request& req);
+  bool rate_limited(std::string_view client);
+  void note_auth_failure(std::string_view client);
+  void write(write_request w, const http_request& req, respond_fn respond,
+             std::function<http_response(write_result&)> ok);
+  http_response get_log(std::string_view table, std::string_view query);
+  http_response get_audit(std::string_view table, std::string_view query);
+  void count(unsigned status) noexcept;
+
+  store& store_;
+  api_options options_;
+  std::map<std::string, std::pair<std::string, std::string_view>, std::less<>> pages_;
+  // tokens: hashes cached, refreshed on a miss at most once a second
+  std::mutex token_mutex_;
+  std::vector<std::string> token_hashes_;
+  std::chrono::steady_clock::time_point tokens_loaded_{};
+  // failed authentications per client in the current minute
+  std::mutex limit_mutex_;
+  std::unordered_map<std::string, std::pair<std::chrono::steady_clock::time_point, unsigned>> auth_failures_;
+  // metrics
+  std::atomic<std::uint64_t> deals_{0}, tables_{0}, rotations_{0}, seeds_set_{0};
+  std::array<std::atomic<std::uint64_t>, 6> by_class_{};  // 2xx 4xx(other) 401 429 5xx 413
+  latency_histogram deal_latency_;
+  std::mutex audit_mutex_;
+  std::map<std::string, std::vector<std::pair<std::string, double>>> audit_p_;  // table -> (test, p)
+};
+
+}  // namespace fairdeck::service

@@ -1,0 +1,97 @@
+// fairdeckd: the provably fair dealing service (docs/service.md).
+//   fairdeckd init  --db PATH|postgresql://... [--key-file F] [--json]   create store + key, print a token
+//   fairdeckd token --db PATH|postgresql://... [--json]                  add an operator token
+//   fairdeckd serve --db PATH|postgresql://... [--listen 127.0.0.1:8080]  serve until SIGTERM/SIGINT
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "api.hpp"
+#include "server.hpp"
+
+namespace {
+
+using namespace fairdeck::service;
+
+void print_token(const std::string& token, bool json) {
+  if (json) fmt::print("{}\n", nlohmann::json{{"token", token}}.dump());
+  else fmt::print("{}\n", token);
+  std::fflush(stdout);
+}
+
+std::string add_token(store& s) {
+  std::string token = generate_token();
+  s.add_token_hash(token_hash(token));
+  return token;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fairdeckd: provably fair dealing service with hash-chained, durable records"};
+  app.require_subcommand(1);
+  store_options so;
+  bool json = false;
+  server_options srv;
+  api_options ao;
+
+  const auto common = [&](CLI::App* c) {
+    c->add_option("--db", so.db, "SQLite file, or postgresql://... URI")->required();
+    c->add_option("--key-file", so.key_file, "At-rest key file (default: <db>.key; required for PostgreSQL)");
+  };
+  auto* init = app.add_subcommand("init", "Create the store and its key file; print a new operator token");
+  common(init);
+  init->add_flag("--json", json, "Print {\"token\": ...}");
+  auto* token = app.add_subcommand("token", "Add another operator token to the store and print it");
+  common(token);
+  token->add_flag("--json", json, "Print {\"token\": ...}");
+  auto* serve_cmd = app.add_subcommand("serve", "Serve the HTTP API until SIGTERM/SIGINT");
+  common(serve_cmd);
+  serve_cmd->add_option("--listen", srv.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
+  serve_cmd->add_option("--threads", srv.threads, "I/O threads (0: one per core)")->capture_default_str();
+  serve_cmd->add_option("--max-body", srv.max_body, "Largest request body, bytes")->capture_default_str();
+  unsigned read_timeout = 15;
+  serve_cmd->add_option("--read-timeout", read_timeout, "Seconds a client may take to send a request")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600u));
+  serve_cmd->add_option("--writers", so.writers, "PostgreSQL writer connections")->capture_default_str()->check(
+      CLI::Range(1u, 64u));
+  serve_cmd->add_option("--max-batch", so.max_batch, "Most writes in one group commit")->capture_default_str()->check(
+      CLI::Range(std::size_t{1}, std::size_t{100000}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    if (init->parsed()) {
+      init_store(so);
+      auto s = open_store_for_tokens(so);
+      print_token(add_token(*s), json);
+      std::fprintf(stderr, "fairdeckd: created %s and key file %s (mode 0600); keep the key file secret and backed up\n",
+                   so.db.c_str(), key_path(so).c_str());
+    } else if (token->parsed()) {
+      auto s = open_store_for_tokens(so);
+      print_token(add_token(*s), json);
+    } else {
+      ao.max_body = srv.max_body;
+      srv.read_timeout = std::chrono::seconds(read_timeout);
+      auto s = open_store(so);
+      api handler(*s, ao);
+      serve(handler, srv, [](const std::string& addr) {
+        fmt::print("fairdeckd listening on http://{}\n", addr);
+        std::fflush(stdout);
+      });
+      std::fprintf(stderr, "fairdeckd: stopped\n");
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fairdeckd: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

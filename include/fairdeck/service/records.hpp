@@ -1,0 +1,85 @@
+// A table's log: records, their canonical text, the SHA-256 hash chain and its check.
+//
+// The format is a contract shared with the browser verifier and the CLI:
+// docs/log-format.md (with an example log that tests/service/records_test.cpp reproduces).
+// Guarantee: verify_log accepts a log exactly when the five rules of "Checking a log" hold,
+// and otherwise names the first record that fails and why.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace fairdeck::service {
+
+enum class record_type { open, deal, rotate };
+[[nodiscard]] std::string_view type_name(record_type t) noexcept;
+
+inline constexpr std::string_view zero_hash = "0000000000000000000000000000000000000000000000000000000000000000";
+
+// One log record. Fields not used by its type stay empty / zero.
+struct record {
+  std::uint64_t seq = 0;
+  record_type type = record_type::open;
+  std::string table;
+  std::string time;       // YYYY-MM-DDTHH:MM:SS.mmmZ
+  std::string prev_hash;  // 64 hex digits
+  std::string hash;       // 64 hex digits
+  // open
+  unsigned seats = 0;
+  // open, deal
+  unsigned decks = 1;
+  unsigned jokers = 0;
+  // open, deal, rotate: the commitment in force
+  std::string commitment;
+  // deal
+  std::uint64_t nonce = 0;
+  std::vector<std::string> seat_seeds;
+  std::string client_seed;
+  std::string cards;
+  // rotate
+  std::string revealed_seed;
+  std::string next_commitment;
+
+  friend bool operator==(const record&, const record&) = default;
+};
+
+// "fairdeck-log-v1\n" then "key=value\n" for each field of the type, in canonical order.
+[[nodiscard]] std::string canonical_text(const record& r);
+// Lowercase hex SHA-256 of canonical_text(r).
+[[nodiscard]] std::string compute_hash(const record& r);
+// Sets r.prev_hash and r.hash (chaining r after a record whose hash is prev).
+void seal(record& r, std::string_view prev);
+
+// Parses canonical_text() back (the stores keep records in this form: what is stored is
+// exactly what is hashed); `hash` is the stored hash. Throws std::invalid_argument.
+[[nodiscard]] record record_from_canonical(std::string_view text, std::string_view hash);
+
+// JSON form used by GET /v1/tables/{t}/log (the field set of the record's type only).
+[[nodiscard]] nlohmann::json to_json(const record& r);
+// Parses one record; throws std::invalid_argument naming the missing or mistyped field.
+[[nodiscard]] record record_from_json(const nlohmann::json& j);
+
+// "YYYY-MM-DDTHH:MM:SS.mmmZ" for now (UTC).
+[[nodiscard]] std::string utc_now();
+// [A-Za-z0-9_-]{1,64}
+[[nodiscard]] bool valid_table_id(std::string_view id) noexcept;
+
+struct log_check {
+  bool ok = true;
+  std::optional<std::uint64_t> failed_seq;  // first failing record (when !ok)
+  std::string reason;                       // why, in words
+  std::size_t deals = 0;
+  std::size_t deals_verified = 0;    // cards re-derived from a revealed seed
+  std::size_t deals_unrevealed = 0;  // under the seed still in force: not checkable yet
+};
+
+// Checks `records` by docs/log-format.md "Checking a log". `after` is the N of a partial log
+// (records from N + 1; the first record's prev_hash and commitment state taken on trust).
+[[nodiscard]] log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after = {});
+
+}  // namespace fairdeck::service

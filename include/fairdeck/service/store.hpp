@@ -1,0 +1,140 @@
+// Where tables and their logs live: SQLite (embedded default, one writer, WAL, group commit)
+// or PostgreSQL (several fairdeckd processes on one database). Both run the same table logic
+// (table.hpp) through a group_committer: a writer thread that takes every queued write,
+// runs them in ONE transaction, commits durably, and only then calls each write's
+// completion. A refused write leaves no trace because `apply` checks everything before it
+// writes; an exception fails (rolls back) the whole batch. Within a batch each table row is
+// read once and written once (at commit), so a batch of n deals on one table costs n record
+// INSERTs, one SELECT and one UPDATE.
+//
+// Guarantee: a completion with outcome::ok is called only after its commit returned (SQLite:
+// synchronous=FULL in WAL mode, i.e. fsync of the WAL; PostgreSQL: synchronous_commit on).
+// A failed commit fails every write of the batch with outcome::unavailable; none of them
+// was acknowledged, so a client never saw a nonce that is not stored.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "fairdeck/service/records.hpp"
+#include "fairdeck/service/secrets.hpp"
+#include "fairdeck/service/table.hpp"
+
+namespace fairdeck::service {
+
+// The database cannot be reached or written (disk full, I/O error, connection lost): 503.
+class store_unavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using done_fn = std::function<void(write_result)>;
+
+// One database connection seen as the group committer needs it.
+class batch_backend {
+ public:
+  virtual ~batch_backend() = default;
+  virtual void begin() = 0;
+  virtual void commit() = 0;
+  virtual void rollback() noexcept = 0;
+  // May this failure go away if the whole batch is retried (deadlock, serialization)?
+  [[nodiscard]] virtual bool retryable(const std::exception&) const noexcept { return false; }
+  virtual transaction& tx() = 0;
+};
+
+struct commit_stats {
+  std::uint64_t batches = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t failed_batches = 0;
+};
+
+class group_committer {
+ public:
+  group_committer(std::unique_ptr<batch_backend> backend, secret_key key, std::size_t max_batch = 1024,
+                  std::size_t max_queue = 1 << 16);
+  group_committer(const group_committer&) = delete;
+  group_committer& operator=(const group_committer&) = delete;
+  ~group_committer();  // finishes queued writes, then stops
+
+  // Queues a write; `done` runs on the writer thread. A full queue answers overloaded at once.
+  void submit(write_request req, done_fn done);
+  [[nodiscard]] commit_stats stats() const;
+  // Blocks until every write queued so far has been committed and answered.
+  void flush();
+
+ private:
+  struct item {
+    write_request req;
+    done_fn done;
+  };
+  void run();
+  void run_batch(std::vector<item>& batch);
+
+  std::unique_ptr<batch_backend> backend_;
+  secret_key key_;
+  std::size_t max_batch_;
+  std::size_t max_queue_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<item> queue_;
+  bool stopping_ = false;
+  bool busy_ = false;
+  std::condition_variable idle_;
+  commit_stats stats_;
+  std::thread thread_;
+};
+
+class store {
+ public:
+  virtual ~store() = default;
+  // Queues a write; see group_committer. Never throws.
+  virtual void submit(write_request req, done_fn done) = 0;
+  // submit and wait.
+  [[nodiscard]] write_result execute(write_request req);
+  // Records with seq > after (all without), at most `limit`; nullopt when there is no such
+  // table. Throws store_unavailable.
+  [[nodiscard]] virtual std::optional<std::vector<record>> log(std::string_view table,
+                                                               std::optional<std::uint64_t> after,
+                                                               std::size_t limit) = 0;
+  [[nodiscard]] virtual std::vector<std::string> token_hashes() = 0;
+  virtual void add_token_hash(std::string_view hash) = 0;
+  virtual void ping() = 0;  // throws store_unavailable when the database cannot be used
+  [[nodiscard]] virtual commit_stats stats() const = 0;
+  virtual void flush() = 0;  // waits for queued writes to be committed and answered
+  [[nodiscard]] virtual std::string_view kind() const noexcept = 0;
+};
+
+struct store_options {
+  std::string db;        // a SQLite path, or a postgresql:// URI
+  std::string key_file;  // default: "<db>.key" for SQLite; required for PostgreSQL
+  std::size_t max_batch = 1024;
+  std::size_t max_queue = 1 << 16;
+  unsigned writers = 2;  // PostgreSQL: writer connections (SQLite always has one)
+};
+
+[[nodiscard]] bool is_postgres_uri(std::string_view db) noexcept;
+[[nodiscard]] std::filesystem::path key_path(const store_options& o);
+
+// Creates the schema (and for SQLite the file) and the key file. Throws std::runtime_error
+// when either already exists or cannot be created.
+void init_store(const store_options& o);
+// Opens an initialised store for serving (reads the key file).
+[[nodiscard]] std::unique_ptr<store> open_store(const store_options& o);
+// Opens only for token administration (no key file needed).
+[[nodiscard]] std::unique_ptr<store> open_store_for_tokens(const store_options& o);
+
+// Implementations (sqlite_store.cpp, pg_store.cpp).
+[[nodiscard]] std::unique_ptr<store> open_sqlite_store(const store_options& o, std::optional<secret_key> key, bool create);
+[[nodiscard]] std::unique_ptr<store> open_pg_store(const store_options& o, std::optional<secret_key> key, bool create);
+
+}  // namespace fairdeck::service

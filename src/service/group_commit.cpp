@@ -1,0 +1,192 @@
+// The group committer (store.hpp): one writer thread, one transaction per batch of writes.
+// SQLite's advice for write throughput is exactly this: one writer, few large transactions.
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "fairdeck/service/store.hpp"
+
+namespace fairdeck::service {
+
+group_committer::group_committer(std::unique_ptr<batch_backend> backend, secret_key key, std::size_t max_batch,
+                                 std::size_t max_queue)
+    : backend_(std::move(backend)), key_(key), max_batch_(max_batch), max_queue_(max_queue) {
+  thread_ = std::thread([this] { run(); });
+}
+
+group_committer::~group_committer() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void group_committer::submit(write_request req, done_fn done) {
+  {
+    std::unique_lock lock(mutex_);
+    if (queue_.size() >= max_queue_ || stopping_) {
+      lock.unlock();
+      done(failure(outcome::overloaded, "too many writes queued; retry later"));
+      return;
+    }
+    queue_.push_back(item{std::move(req), std::move(done)});
+  }
+  cv_.notify_one();
+}
+
+commit_stats group_committer::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void group_committer::flush() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+}
+
+void group_committer::run() {
+  std::vector<item> batch;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      busy_ = false;
+      if (queue_.empty()) idle_.notify_all();
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      busy_ = true;
+      while (!queue_.empty() && batch.size() < max_batch_) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    run_batch(batch);
+    batch.clear();
+  }
+}
+
+namespace {
+
+// First line only: database messages can run to several lines of detail.
+std::string one_line(std::string_view s) {
+  const auto nl = s.find('\n');
+  return std::string(s.substr(0, nl));
+}
+
+// The batch's view of the tables: each row loaded once (locked by the store), updated in
+// memory, written back once just before COMMIT.
+class batch_tx final : public transaction {
+ public:
+  explicit batch_tx(transaction& inner) : inner_(inner) {}
+  std::optional<table_state> load(std::string_view id) override {
+    if (auto it = cache_.find(std::string(id)); it != cache_.end()) return it->second;
+    auto t = inner_.load(id);
+    if (t) cache_.emplace(t->id, *t);
+    return t;
+  }
+  void insert(const table_state& t) override {
+    inner_.insert(t);
+    cache_[t.id] = t;
+  }
+  void update(const table_state& t) override {
+    cache_[t.id] = t;
+    dirty_.insert(t.id);
+  }
+  void append(const record& r) override { inner_.append(r); }
+  void write_back() {
+    for (const auto& id : dirty_) inner_.update(cache_.at(id));
+  }
+
+ private:
+  transaction& inner_;
+  std::map<std::string, table_state> cache_;
+  std::set<std::string> dirty_;
+};
+
+}  // namespace
+
+void group_committer::run_batch(std::vector<item>& batch) {
+  // Tables are locked in id order (a stable sort keeps each table's writes in arrival
+  // order): two writers, in one process or two, then never wait on each other in a cycle.
+  std::vector<std::size_t> order(batch.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return table_of(batch[a].req) < table_of(batch[b].req); });
+  std::vector<write_result> results(batch.size());
+  std::string error;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    error.clear();
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
+    try {
+      backend_->begin();
+      batch_tx tx(backend_->tx());
+      for (const std::size_t i : order) results[i] = apply(batch[i].req, tx, key_);
+      tx.write_back();
+      backend_->commit();
+      break;
+    } catch (const std::exception& e) {
+      backend_->rollback();
+      error = one_line(e.what());
+      if (error.empty()) error = "database error";
+      if (!backend_->retryable(e)) break;
+    }
+  }
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.batches;
+    stats_.writes += batch.size();
+    if (!error.empty()) ++stats_.failed_batches;
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (!error.empty()) results[i] = failure(outcome::unavailable, fmt::format("store unavailable: {}", error));
+    batch[i].done(std::move(results[i]));
+  }
+}
+
+write_result store::execute(write_request req) {
+  std::promise<write_result> p;
+  auto f = p.get_future();
+  submit(std::move(req), [&p](write_result r) { p.set_value(std::move(r)); });
+  return f.get();
+}
+
+bool is_postgres_uri(std::string_view db) noexcept {
+  return db.starts_with("postgresql://") || db.starts_with("postgres://");
+}
+
+std::filesystem::path key_path(const store_options& o) {
+  if (!o.key_file.empty()) return o.key_file;
+  if (is_postgres_uri(o.db)) throw std::runtime_error("a PostgreSQL store needs --key-file");
+  return default_key_path(o.db);
+}
+
+void init_store(const store_options& o) {
+  const auto kp = key_path(o);
+  const bool pg = is_postgres_uri(o.db);
+  if (!pg && std::filesystem::exists(o.db))
+    throw std::runtime_error(fmt::format("{} already exists; `fairdeckd token` adds a token to it", o.db));
+  (void)create_key_file(kp);  // O_EXCL: never replaces a key that sealed live seeds
+  try {
+    auto s = pg ? open_pg_store(o, std::nullopt, true) : open_sqlite_store(o, std::nullopt, true);
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(kp, ec);
+    throw;
+  }
+}
+
+std::unique_ptr<store> open_store(const store_options& o) {
+  auto key = read_key_file(key_path(o));
+  return is_postgres_uri(o.db) ? open_pg_store(o, key, false) : open_sqlite_store(o, key, false);
+}
+
+std::unique_ptr<store> open_store_for_tokens(const store_options& o) {
+  return is_postgres_uri(o.db) ? open_pg_store(o, std::nullopt, false) : open_sqlite_store(o, std::nullopt, false);
+}
+
+}  // namespace fairdeck::service

@@ -1,0 +1,239 @@
+// The PostgreSQL store (libpqxx): several fairdeckd processes may serve the same tables.
+// Each writer connection runs the group committer's batches; `load` takes the table row with
+// SELECT ... FOR UPDATE, so a second process dealing on the same table waits for the first
+// one's commit and then reads the advanced nonce (READ COMMITTED re-reads a locked row).
+// UNIQUE(table_id, nonce) makes a reused nonce impossible even if that logic were wrong.
+// Deadlocks between batches that lock tables in different orders are retried as a whole.
+#include <mutex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+
+#include "fairdeck/service/store.hpp"
+
+namespace fairdeck::service {
+namespace {
+
+constexpr const char* schema_sql = R"sql(
+CREATE TABLE fairdeck_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO fairdeck_meta VALUES('schema', '1');
+CREATE TABLE fairdeck_tables(id TEXT PRIMARY KEY, seats INTEGER NOT NULL, decks INTEGER NOT NULL,
+  jokers INTEGER NOT NULL, sealed_seed TEXT NOT NULL, commitment TEXT NOT NULL, next_nonce BIGINT NOT NULL,
+  next_seq BIGINT NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL);
+CREATE TABLE fairdeck_records(table_id TEXT NOT NULL, seq BIGINT NOT NULL, nonce BIGINT, body TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  PRIMARY KEY(table_id, seq));
+CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) WHERE nonce IS NOT NULL;
+CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
+)sql";
+
+std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
+
+std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
+
+std::unique_ptr<pqxx::connection> connect(const std::string& uri) {
+  try {
+    return std::make_unique<pqxx::connection>(uri);
+  } catch (const std::exception& e) {
+    throw store_unavailable(fmt::format("cannot connect to PostgreSQL: {}", first_line(e.what())));
+  }
+}
+
+void prepare_all(pqxx::connection& c) {
+  c.prepare("load",
+            "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds "
+            "FROM fairdeck_tables WHERE id = $1 FOR UPDATE");
+  c.prepare("insert",
+            "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
+            "head_hash, seat_seeds) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING");
+  c.prepare("update",
+            "UPDATE fairdeck_tables SET sealed_seed = $2, commitment = $3, next_nonce = $4, next_seq = $5, "
+            "head_hash = $6, seat_seeds = $7 WHERE id = $1");
+  c.prepare("append_deal", "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, $3, $4, $5)");
+  c.prepare("append_other",
+            "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, NULL, $3, $4)");
+}
+
+class pg_backend final : public batch_backend, public transaction {
+ public:
+  explicit pg_backend(std::string uri) : uri_(std::move(uri)) {}
+
+  void begin() override {
+    if (!conn_ || !conn_->is_open()) {
+      conn_.reset();
+      conn_ = connect(uri_);
+      prepare_all(*conn_);
+    }
+    tx_.emplace(*conn_);
+    tx_->exec0("BEGIN");
+  }
+  void commit() override {
+    tx_->exec0("COMMIT");
+    tx_.reset();
+  }
+  void rollback() noexcept override {
+    try {
+      if (tx_) tx_->exec0("ROLLBACK");
+    } catch (...) {
+      conn_.reset();  // broken: reconnect on the next batch
+    }
+    tx_.reset();
+  }
+  [[nodiscard]] bool retryable(const std::exception& e) const noexcept override {
+    return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
+           dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
+  }
+  transaction& tx() override { return *this; }
+
+  std::optional<table_state> load(std::string_view id) override {
+    const auto r = tx_->exec_prepared("load", std::string(id));
+    if (r.empty()) return std::nullopt;
+    const auto row = r[0];
+    table_state t;
+    t.id = std::string(id);
+    t.seats = row[0].as<unsigned>();
+    t.spec = deck_spec{row[1].as<unsigned>(), row[2].as<unsigned>()};
+    t.sealed_seed = row[3].as<std::string>();
+    t.commitment = row[4].as<std::string>();
+    t.next_nonce = from_db(row[5].as<std::int64_t>());
+    t.next_seq = from_db(row[6].as<std::int64_t>());
+    t.head_hash = row[7].as<std::string>();
+    t.seat_seeds = nlohmann::json::parse(row[8].as<std::string>()).get<std::vector<std::string>>();
+    return t;
+  }
+  void insert(const table_state& t) override {
+    const auto r = tx_->exec_prepared("insert", t.id, t.seats, t.spec.decks, t.spec.jokers, t.sealed_seed, t.commitment,
+                                      as_db(t.next_nonce), as_db(t.next_seq), t.head_hash,
+                                      nlohmann::json(t.seat_seeds).dump());
+    if (r.affected_rows() == 0) throw table_exists(t.id);
+  }
+  void update(const table_state& t) override {
+    tx_->exec_prepared("update", t.id, t.sealed_seed, t.commitment, as_db(t.next_nonce), as_db(t.next_seq), t.head_hash,
+                       nlohmann::json(t.seat_seeds).dump());
+  }
+  void append(const record& rec) override {
+    if (rec.type == record_type::deal)
+      tx_->exec_prepared("append_deal", rec.table, as_db(rec.seq), as_db(rec.nonce), canonical_text(rec), rec.hash);
+    else
+      tx_->exec_prepared("append_other", rec.table, as_db(rec.seq), canonical_text(rec), rec.hash);
+  }
+
+ private:
+  std::string uri_;
+  std::unique_ptr<pqxx::connection> conn_;
+  std::optional<pqxx::nontransaction> tx_;
+};
+
+class pg_store final : public store {
+ public:
+  pg_store(const store_options& o, std::optional<secret_key> key) : uri_(o.db) {
+    with_reader([](pqxx::nontransaction& n) {
+      const auto r = n.exec("SELECT value FROM fairdeck_meta WHERE key = 'schema'");
+      if (r.empty() || r[0][0].as<std::string>() != "1") throw std::runtime_error("not a fairdeckd store");
+    });
+    if (key)
+      for (unsigned i = 0; i < std::max(1u, o.writers); ++i)
+        committers_.push_back(
+            std::make_unique<group_committer>(std::make_unique<pg_backend>(uri_), *key, o.max_batch, o.max_queue));
+  }
+
+  void submit(write_request req, done_fn done) override {
+    if (committers_.empty()) return done(failure(outcome::unavailable, "store opened without its key"));
+    // One table always goes to the same writer: its writes never wait on each other's locks.
+    const std::size_t i = std::hash<std::string>{}(table_of(req)) % committers_.size();
+    committers_[i]->submit(std::move(req), std::move(done));
+  }
+
+  std::optional<std::vector<record>> log(std::string_view table, std::optional<std::uint64_t> after,
+                                         std::size_t limit) override {
+    std::optional<std::vector<record>> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      if (n.exec_params("SELECT 1 FROM fairdeck_tables WHERE id = $1", std::string(table)).empty()) return;
+      const auto r = n.exec_params(
+          "SELECT body, hash FROM fairdeck_records WHERE table_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", std::string(table),
+          after ? as_db(*after) : std::int64_t{-1}, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
+      out.emplace();
+      for (const auto& row : r) out->push_back(record_from_canonical(row[0].as<std::string>(), row[1].as<std::string>()));
+    });
+    return out;
+  }
+
+  std::vector<std::string> token_hashes() override {
+    std::vector<std::string> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      for (const auto& row : n.exec("SELECT hash FROM fairdeck_tokens")) out.push_back(row[0].as<std::string>());
+    });
+    return out;
+  }
+
+  void add_token_hash(std::string_view hash) override {
+    with_reader([&](pqxx::nontransaction& n) {
+      n.exec_params("INSERT INTO fairdeck_tokens(hash, created) VALUES($1, $2)", std::string(hash), utc_now());
+    });
+  }
+
+  void ping() override {
+    with_reader([](pqxx::nontransaction& n) { n.exec("SELECT 1"); });
+  }
+
+  [[nodiscard]] commit_stats stats() const override {
+    commit_stats s;
+    for (const auto& c : committers_) {
+      const auto one = c->stats();
+      s.batches += one.batches;
+      s.writes += one.writes;
+      s.failed_batches += one.failed_batches;
+    }
+    return s;
+  }
+  void flush() override {
+    for (auto& c : committers_) c->flush();
+  }
+  [[nodiscard]] std::string_view kind() const noexcept override { return "postgresql"; }
+
+ private:
+  // Runs f on the shared read connection (reconnecting once if it broke); database errors
+  // become store_unavailable.
+  template <class F>
+  void with_reader(F&& f) {
+    std::lock_guard lock(reader_mutex_);
+    for (int attempt = 0;; ++attempt) {
+      try {
+        if (!reader_ || !reader_->is_open()) reader_ = connect(uri_);
+        pqxx::nontransaction n(*reader_);
+        f(n);
+        return;
+      } catch (const pqxx::broken_connection& e) {
+        reader_.reset();
+        if (attempt > 0) throw store_unavailable(fmt::format("PostgreSQL connection lost: {}", first_line(e.what())));
+      } catch (const pqxx::sql_error& e) {
+        throw store_unavailable(fmt::format("PostgreSQL: {}", first_line(e.what())));
+      }
+    }
+  }
+
+  std::string uri_;
+  std::mutex reader_mutex_;
+  std::unique_ptr<pqxx::connection> reader_;
+  std::vector<std::unique_ptr<group_committer>> committers_;
+};
+
+}  // namespace
+
+std::unique_ptr<store> open_pg_store(const store_options& o, std::optional<secret_key> key, bool create) {
+  if (create) {
+    auto c = connect(o.db);
+    try {
+      pqxx::work w(*c);
+      w.exec(schema_sql);
+      w.commit();
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("cannot create the fairdeckd schema (already initialised?): {}", e.what()));
+    }
+  }
+  return std::make_unique<pg_store>(o, std::move(key));
+}
+
+}  // namespace fairdeck::service

@@ -1,0 +1,365 @@
+// Canonical text, hashes and the chain check of docs/log-format.md.
+#include "fairdeck/service/records.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <ctime>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sodium.h>
+
+#include "fairdeck/cards/card.hpp"
+#include "fairdeck/security/provably_fair.hpp"
+
+namespace fairdeck::service {
+namespace {
+
+std::string sha256_hex(std::string_view data) {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+  unsigned char h[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(data.data()), data.size());
+  char hex[2 * crypto_hash_sha256_BYTES + 1];
+  sodium_bin2hex(hex, sizeof hex, h, sizeof h);
+  return std::string(hex, 2 * crypto_hash_sha256_BYTES);
+}
+
+void line(std::string& out, std::string_view key, std::string_view value) {
+  out.append(key).push_back('=');
+  out.append(value).push_back('\n');
+}
+
+}  // namespace
+
+std::string_view type_name(record_type t) noexcept {
+  switch (t) {
+    case record_type::open: return "open";
+    case record_type::deal: return "deal";
+    case record_type::rotate: return "rotate";
+  }
+  return "?";
+}
+
+std::string canonical_text(const record& r) {
+  std::string out = "fairdeck-log-v1\n";
+  line(out, "seq", std::to_string(r.seq));
+  line(out, "prev_hash", r.prev_hash);
+  line(out, "type", type_name(r.type));
+  line(out, "table", r.table);
+  line(out, "time", r.time);
+  switch (r.type) {
+    case record_type::open:
+      line(out, "seats", std::to_string(r.seats));
+      line(out, "decks", std::to_string(r.decks));
+      line(out, "jokers", std::to_string(r.jokers));
+      line(out, "commitment", r.commitment);
+      break;
+    case record_type::deal:
+      line(out, "nonce", std::to_string(r.nonce));
+      line(out, "commitment", r.commitment);
+      for (const auto& s : r.seat_seeds) line(out, "seat_seed", s);
+      line(out, "client_seed", r.client_seed);
+      line(out, "decks", std::to_string(r.decks));
+      line(out, "jokers", std::to_string(r.jokers));
+      line(out, "cards", r.cards);
+      break;
+    case record_type::rotate:
+      line(out, "revealed_seed", r.revealed_seed);
+      line(out, "commitment", r.commitment);
+      line(out, "next_commitment", r.next_commitment);
+      break;
+  }
+  return out;
+}
+
+namespace {
+
+std::uint64_t parse_number(std::string_view key, std::string_view v) {
+  std::uint64_t out = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (v.empty() || ec != std::errc() || p != v.data() + v.size())
+    throw std::invalid_argument(fmt::format("record: '{}' is not a number", key));
+  return out;
+}
+
+}  // namespace
+
+record record_from_canonical(std::string_view text, std::string_view hash) {
+  constexpr std::string_view magic = "fairdeck-log-v1\n";
+  if (!text.starts_with(magic)) throw std::invalid_argument("record: not fairdeck-log-v1 text");
+  text.remove_prefix(magic.size());
+  record r;
+  r.hash = std::string(hash);
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    if (nl == std::string_view::npos) throw std::invalid_argument("record: last line has no newline");
+    const auto line = text.substr(0, nl);
+    text.remove_prefix(nl + 1);
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos) throw std::invalid_argument("record: line without '='");
+    const auto key = line.substr(0, eq);
+    const auto v = line.substr(eq + 1);
+    if (key == "seq") r.seq = parse_number(key, v);
+    else if (key == "prev_hash") r.prev_hash = std::string(v);
+    else if (key == "type") {
+      if (v == "open") r.type = record_type::open;
+      else if (v == "deal") r.type = record_type::deal;
+      else if (v == "rotate") r.type = record_type::rotate;
+      else throw std::invalid_argument("record: unknown type");
+    } else if (key == "table") r.table = std::string(v);
+    else if (key == "time") r.time = std::string(v);
+    else if (key == "seats") r.seats = static_cast<unsigned>(parse_number(key, v));
+    else if (key == "decks") r.decks = static_cast<unsigned>(parse_number(key, v));
+    else if (key == "jokers") r.jokers = static_cast<unsigned>(parse_number(key, v));
+    else if (key == "commitment") r.commitment = std::string(v);
+    else if (key == "nonce") r.nonce = parse_number(key, v);
+    else if (key == "seat_seed") r.seat_seeds.emplace_back(v);
+    else if (key == "client_seed") r.client_seed = std::string(v);
+    else if (key == "cards") r.cards = std::string(v);
+    else if (key == "revealed_seed") r.revealed_seed = std::string(v);
+    else if (key == "next_commitment") r.next_commitment = std::string(v);
+    else throw std::invalid_argument(fmt::format("record: unknown field '{}'", key));
+  }
+  return r;
+}
+
+std::string compute_hash(const record& r) { return sha256_hex(canonical_text(r)); }
+
+void seal(record& r, std::string_view prev) {
+  r.prev_hash = std::string(prev);
+  r.hash = compute_hash(r);
+}
+
+nlohmann::json to_json(const record& r) {
+  nlohmann::json j = {{"seq", r.seq}, {"type", type_name(r.type)}, {"table", r.table}, {"time", r.time}};
+  switch (r.type) {
+    case record_type::open:
+      j["seats"] = r.seats;
+      j["decks"] = r.decks;
+      j["jokers"] = r.jokers;
+      j["commitment"] = r.commitment;
+      break;
+    case record_type::deal:
+      j["nonce"] = r.nonce;
+      j["commitment"] = r.commitment;
+      j["seat_seeds"] = r.seat_seeds;
+      j["client_seed"] = r.client_seed;
+      j["decks"] = r.decks;
+      j["jokers"] = r.jokers;
+      j["cards"] = r.cards;
+      break;
+    case record_type::rotate:
+      j["revealed_seed"] = r.revealed_seed;
+      j["commitment"] = r.commitment;
+      j["next_commitment"] = r.next_commitment;
+      break;
+  }
+  j["prev_hash"] = r.prev_hash;
+  j["hash"] = r.hash;
+  return j;
+}
+
+namespace {
+
+const nlohmann::json& field(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) throw std::invalid_argument(fmt::format("record: missing field '{}'", key));
+  return *it;
+}
+std::string str(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (!v.is_string()) throw std::invalid_argument(fmt::format("record: '{}' must be a string", key));
+  return v.get<std::string>();
+}
+std::uint64_t num(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (!v.is_number_unsigned()) throw std::invalid_argument(fmt::format("record: '{}' must be a non-negative integer", key));
+  return v.get<std::uint64_t>();
+}
+unsigned small(const nlohmann::json& j, const char* key) {
+  const auto v = num(j, key);
+  if (v > 1'000'000) throw std::invalid_argument(fmt::format("record: '{}' is out of range", key));
+  return static_cast<unsigned>(v);
+}
+
+}  // namespace
+
+record record_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("record: not a JSON object");
+  record r;
+  r.seq = num(j, "seq");
+  const std::string type = str(j, "type");
+  r.table = str(j, "table");
+  r.time = str(j, "time");
+  r.prev_hash = str(j, "prev_hash");
+  r.hash = str(j, "hash");
+  if (type == "open") {
+    r.type = record_type::open;
+    r.seats = small(j, "seats");
+    r.decks = small(j, "decks");
+    r.jokers = small(j, "jokers");
+    r.commitment = str(j, "commitment");
+  } else if (type == "deal") {
+    r.type = record_type::deal;
+    r.nonce = num(j, "nonce");
+    r.commitment = str(j, "commitment");
+    const auto& seeds = field(j, "seat_seeds");
+    if (!seeds.is_array()) throw std::invalid_argument("record: 'seat_seeds' must be an array of strings");
+    for (const auto& s : seeds) {
+      if (!s.is_string()) throw std::invalid_argument("record: 'seat_seeds' must be an array of strings");
+      r.seat_seeds.push_back(s.get<std::string>());
+    }
+    r.client_seed = str(j, "client_seed");
+    r.decks = small(j, "decks");
+    r.jokers = small(j, "jokers");
+    r.cards = str(j, "cards");
+  } else if (type == "rotate") {
+    r.type = record_type::rotate;
+    r.revealed_seed = str(j, "revealed_seed");
+    r.commitment = str(j, "commitment");
+    r.next_commitment = str(j, "next_commitment");
+  } else {
+    throw std::invalid_argument(fmt::format("record: unknown type '{}'", type));
+  }
+  return r;
+}
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+}
+
+bool valid_table_id(std::string_view id) noexcept {
+  if (id.empty() || id.size() > 64) return false;
+  for (const char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+namespace {
+
+struct checker {
+  log_check result;
+  log_check fail(std::uint64_t seq, std::string why) {
+    result.ok = false;
+    result.failed_seq = seq;
+    result.reason = std::move(why);
+    return result;
+  }
+};
+
+bool control(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+}
+
+// Canonical text is one line per field: a newline inside a value would make it ambiguous.
+bool has_control(const record& r) {
+  for (const auto* s : {&r.table, &r.time, &r.prev_hash, &r.hash, &r.commitment, &r.client_seed, &r.cards,
+                        &r.revealed_seed, &r.next_commitment})
+    if (control(*s)) return true;
+  return std::any_of(r.seat_seeds.begin(), r.seat_seeds.end(), [](const std::string& s) { return control(s); });
+}
+
+// Rule 5 for the deals of one seed, once it is revealed.
+bool check_revealed(checker& c, const std::vector<const record*>& deals, const fair::server_seed& seed) {
+  for (const record* d : deals) {
+    const deck_spec spec{d->decks, d->jokers};
+    std::string expected;
+    try {
+      validate(spec);
+      expected = format_cards(fair::deal_deck(seed, d->client_seed, d->nonce, spec), spec);
+    } catch (const std::exception& e) {
+      c.fail(d->seq, fmt::format("deal cannot be re-derived: {}", e.what()));
+      return false;
+    }
+    if (expected != d->cards) {
+      c.fail(d->seq, "cards differ from the deck the revealed seed deals");
+      return false;
+    }
+    ++c.result.deals_verified;
+  }
+  return true;
+}
+
+}  // namespace
+
+log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after) {
+  checker c;
+  const std::uint64_t first_seq = after ? *after + 1 : 0;
+  std::string table;
+  std::string prev_hash;
+  std::optional<std::string> in_force;  // commitment in force (unknown at the start of a partial log)
+  std::optional<std::uint64_t> next_nonce;
+  if (!after) next_nonce = 0;
+  std::vector<const record*> pending;  // deals under the commitment in force
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const record& r = records[i];
+    // 1. sequence, type of record 0, one table
+    if (r.seq != first_seq + i)
+      return c.fail(r.seq, fmt::format("seq {} where {} was expected (missing, repeated or out of order)", r.seq,
+                                        first_seq + i));
+    if ((r.seq == 0) != (r.type == record_type::open))
+      return c.fail(r.seq, r.seq == 0 ? "record 0 is not an open record" : "an open record after record 0");
+    if (has_control(r)) return c.fail(r.seq, "a field contains a control character");
+    if (i == 0) table = r.table;
+    if (r.table != table) return c.fail(r.seq, fmt::format("names table '{}', not '{}'", r.table, table));
+    // 2. hash and chain
+    if (compute_hash(r) != r.hash) return c.fail(r.seq, "hash does not match the record's canonical text");
+    if (i == 0 && !after && r.prev_hash != zero_hash) return c.fail(r.seq, "record 0's prev_hash is not 64 zeros");
+    if (i > 0 && r.prev_hash != prev_hash) return c.fail(r.seq, "prev_hash is not the previous record's hash");
+    prev_hash = r.hash;
+    // 3, 4, 5
+    switch (r.type) {
+      case record_type::open:
+        in_force = r.commitment;
+        break;
+      case record_type::deal: {
+        ++c.result.deals;
+        if (next_nonce && r.nonce != *next_nonce)
+          return c.fail(r.seq, fmt::format("nonce {} where {} was expected", r.nonce, *next_nonce));
+        if (r.nonce == UINT64_MAX) return c.fail(r.seq, "nonce counter exhausted");
+        next_nonce = r.nonce + 1;
+        if (!in_force) in_force = r.commitment;
+        if (r.commitment != *in_force) return c.fail(r.seq, "deal names a commitment that is not in force");
+        std::string derived;
+        try {
+          derived = fair::combine_client_seeds(r.seat_seeds);
+        } catch (const std::exception& e) {
+          return c.fail(r.seq, fmt::format("seat seeds: {}", e.what()));
+        }
+        if (derived != r.client_seed) return c.fail(r.seq, "client_seed is not the derivation of seat_seeds");
+        pending.push_back(&r);
+        break;
+      }
+      case record_type::rotate: {
+        if (!in_force) in_force = r.commitment;
+        if (r.commitment != *in_force) return c.fail(r.seq, "rotation names a commitment that is not in force");
+        std::optional<fair::server_seed> seed;
+        try {
+          seed.emplace(fair::server_seed::from_hex(r.revealed_seed));
+        } catch (const std::exception&) {
+          return c.fail(r.seq, "revealed_seed is not 64 hex digits");
+        }
+        if (fair::commitment(*seed) != *in_force)
+          return c.fail(r.seq, "revealed seed does not hash to the commitment in force");
+        if (!check_revealed(c, pending, *seed)) return c.result;
+        pending.clear();
+        in_force = r.next_commitment;
+        break;
+      }
+    }
+  }
+  c.result.deals_unrevealed = pending.size();
+  return c.result;
+}
+
+}  // namespace fairdeck::service

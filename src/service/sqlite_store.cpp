@@ -1,0 +1,333 @@
+// The SQLite store: one writer connection driven by the group committer (BEGIN IMMEDIATE,
+// a savepoint per write, COMMIT), WAL so readers never block it, synchronous=FULL so a
+// committed batch survives power loss (https://www.sqlite.org/wal.html, "Durability").
+// Readers take connections from a small pool.
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include "fairdeck/service/store.hpp"
+
+namespace fairdeck::service {
+namespace {
+
+constexpr const char* schema_sql = R"sql(
+CREATE TABLE fairdeck_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO fairdeck_meta VALUES('schema', '1');
+CREATE TABLE fairdeck_tables(id TEXT PRIMARY KEY, seats INTEGER NOT NULL, decks INTEGER NOT NULL,
+  jokers INTEGER NOT NULL, sealed_seed TEXT NOT NULL, commitment TEXT NOT NULL, next_nonce INTEGER NOT NULL,
+  next_seq INTEGER NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL);
+CREATE TABLE fairdeck_records(table_id TEXT NOT NULL, seq INTEGER NOT NULL, nonce INTEGER, body TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  PRIMARY KEY(table_id, seq)) WITHOUT ROWID;
+CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) WHERE nonce IS NOT NULL;
+CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
+)sql";
+
+[[noreturn]] void fail(sqlite3* db, std::string_view what) {
+  throw store_unavailable(fmt::format("sqlite {}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+struct connection {
+  sqlite3* db = nullptr;
+  explicit connection(const std::string& path, bool create) {
+    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+      std::string msg = fmt::format("cannot open {}: {}", path, db ? sqlite3_errmsg(db) : "out of memory");
+      sqlite3_close(db);
+      throw store_unavailable(msg);
+    }
+    sqlite3_busy_timeout(db, 5000);
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=FULL");
+  }
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
+  ~connection() { sqlite3_close_v2(db); }
+  void exec(const char* sql) {
+    if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail(db, sql);
+  }
+};
+
+// A prepared statement, reset after each use.
+class statement {
+ public:
+  statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st_, nullptr) != SQLITE_OK) fail(db, "prepare");
+  }
+  statement(const statement&) = delete;
+  statement& operator=(const statement&) = delete;
+  ~statement() { sqlite3_finalize(st_); }
+  statement& bind(int i, std::string_view v) {
+    check(sqlite3_bind_text(st_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  statement& bind(int i, std::int64_t v) {
+    check(sqlite3_bind_int64(st_, i, v));
+    return *this;
+  }
+  statement& bind_null(int i) {
+    check(sqlite3_bind_null(st_, i));
+    return *this;
+  }
+  // true while a row is available
+  bool step() {
+    const int rc = sqlite3_step(st_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    last_rc_ = sqlite3_extended_errcode(db_);
+    fail(db_, "step");
+  }
+  void reset() {
+    sqlite3_reset(st_);
+    sqlite3_clear_bindings(st_);
+  }
+  [[nodiscard]] std::string text(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(st_, col))) : std::string();
+  }
+  [[nodiscard]] std::int64_t integer(int col) const { return sqlite3_column_int64(st_, col); }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) fail(db_, "bind");
+  }
+  sqlite3* db_;
+  sqlite3_stmt* st_ = nullptr;
+  int last_rc_ = 0;
+};
+
+struct resetter {
+  statement& s;
+  ~resetter() { s.reset(); }
+};
+
+std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }  // two's complement, lossless
+std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
+
+std::string seeds_json(const std::vector<std::string>& seeds) { return nlohmann::json(seeds).dump(); }
+std::vector<std::string> seeds_from_json(const std::string& text) {
+  return nlohmann::json::parse(text).get<std::vector<std::string>>();
+}
+
+class sqlite_backend final : public batch_backend, public transaction {
+ public:
+  explicit sqlite_backend(const std::string& path)
+      : conn_(path, false),
+        begin_(conn_.db, "BEGIN IMMEDIATE"),
+        commit_(conn_.db, "COMMIT"),
+        load_(conn_.db,
+              "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds "
+              "FROM fairdeck_tables WHERE id = ?1"),
+        insert_(conn_.db,
+                "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
+                "head_hash, seat_seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT(id) DO NOTHING"),
+        update_(conn_.db,
+                "UPDATE fairdeck_tables SET sealed_seed = ?2, commitment = ?3, next_nonce = ?4, next_seq = ?5, "
+                "head_hash = ?6, seat_seeds = ?7 WHERE id = ?1"),
+        append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES(?1, ?2, ?3, ?4, ?5)") {
+    conn_.exec("PRAGMA wal_autocheckpoint=0");  // sqlite_store's checkpoint thread does it
+  }
+
+  void begin() override { run(begin_); }
+  void commit() override { run(commit_); }
+  void rollback() noexcept override {
+    if (!sqlite3_get_autocommit(conn_.db)) sqlite3_exec(conn_.db, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  transaction& tx() override { return *this; }
+
+  std::optional<table_state> load(std::string_view id) override {
+    resetter r{load_};
+    load_.bind(1, id);
+    if (!load_.step()) return std::nullopt;
+    table_state t;
+    t.id = std::string(id);
+    t.seats = static_cast<unsigned>(load_.integer(0));
+    t.spec = deck_spec{static_cast<unsigned>(load_.integer(1)), static_cast<unsigned>(load_.integer(2))};
+    t.sealed_seed = load_.text(3);
+    t.commitment = load_.text(4);
+    t.next_nonce = from_db(load_.integer(5));
+    t.next_seq = from_db(load_.integer(6));
+    t.head_hash = load_.text(7);
+    t.seat_seeds = seeds_from_json(load_.text(8));
+    return t;
+  }
+  void insert(const table_state& t) override {
+    resetter r{insert_};
+    insert_.bind(1, t.id).bind(2, std::int64_t{t.seats}).bind(3, std::int64_t{t.spec.decks});
+    insert_.bind(4, std::int64_t{t.spec.jokers}).bind(5, t.sealed_seed).bind(6, t.commitment);
+    insert_.bind(7, as_db(t.next_nonce)).bind(8, as_db(t.next_seq)).bind(9, t.head_hash).bind(10, seeds_json(t.seat_seeds));
+    insert_.step();
+    if (sqlite3_changes(conn_.db) == 0) throw table_exists(t.id);
+  }
+  void update(const table_state& t) override {
+    resetter r{update_};
+    update_.bind(1, t.id).bind(2, t.sealed_seed).bind(3, t.commitment).bind(4, as_db(t.next_nonce));
+    update_.bind(5, as_db(t.next_seq)).bind(6, t.head_hash).bind(7, seeds_json(t.seat_seeds));
+    update_.step();
+  }
+  void append(const record& rec) override {
+    resetter r{append_};
+    append_.bind(1, rec.table).bind(2, as_db(rec.seq));
+    if (rec.type == record_type::deal) append_.bind(3, as_db(rec.nonce));
+    else append_.bind_null(3);
+    append_.bind(4, canonical_text(rec)).bind(5, rec.hash);
+    append_.step();
+  }
+
+ private:
+  static void run(statement& s) {
+    resetter r{s};
+    s.step();
+  }
+  connection conn_;
+  statement begin_, commit_, load_, insert_, update_, append_;
+};
+
+class sqlite_store final : public store {
+ public:
+  sqlite_store(const store_options& o, std::optional<secret_key> key) : path_(o.db) {
+    {
+      connection c(path_, false);  // checks the schema is there
+      statement s(c.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'");
+      if (!s.step() || s.text(0) != "1") throw std::runtime_error(fmt::format("{} is not a fairdeckd store", path_));
+    }
+    if (key) {
+      committer_ = std::make_unique<group_committer>(std::make_unique<sqlite_backend>(path_), *key, o.max_batch,
+                                                     o.max_queue);
+      checkpointer_ = std::thread([this] { checkpoint_loop(); });
+    }
+  }
+
+  ~sqlite_store() override {
+    {
+      std::lock_guard lock(stop_mutex_);
+      stop_ = true;
+    }
+    stop_cv_.notify_all();
+    if (checkpointer_.joinable()) checkpointer_.join();
+  }
+  sqlite_store(const sqlite_store&) = delete;
+  sqlite_store& operator=(const sqlite_store&) = delete;
+
+  void submit(write_request req, done_fn done) override {
+    if (!committer_) return done(failure(outcome::unavailable, "store opened without its key"));
+    committer_->submit(std::move(req), std::move(done));
+  }
+
+  std::optional<std::vector<record>> log(std::string_view table, std::optional<std::uint64_t> after,
+                                         std::size_t limit) override {
+    auto r = reader();
+    statement exists(r->db, "SELECT 1 FROM fairdeck_tables WHERE id = ?1");
+    exists.bind(1, table);
+    if (!exists.step()) return std::nullopt;
+    statement s(r->db,
+                "SELECT body, hash FROM fairdeck_records WHERE table_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
+    s.bind(1, table).bind(2, after ? as_db(*after) : std::int64_t{-1}).bind(3, static_cast<std::int64_t>(limit));
+    std::vector<record> out;
+    while (s.step()) out.push_back(record_from_canonical(s.text(0), s.text(1)));
+    return out;
+  }
+
+  std::vector<std::string> token_hashes() override {
+    auto r = reader();
+    statement s(r->db, "SELECT hash FROM fairdeck_tokens");
+    std::vector<std::string> out;
+    while (s.step()) out.push_back(s.text(0));
+    return out;
+  }
+
+  void add_token_hash(std::string_view hash) override {
+    connection c(path_, false);
+    statement s(c.db, "INSERT INTO fairdeck_tokens(hash, created) VALUES(?1, ?2)");
+    s.bind(1, hash).bind(2, utc_now());
+    s.step();
+  }
+
+  void ping() override {
+    auto r = reader();
+    statement s(r->db, "SELECT count(*) FROM fairdeck_meta");
+    s.step();
+  }
+
+  [[nodiscard]] commit_stats stats() const override { return committer_ ? committer_->stats() : commit_stats{}; }
+  void flush() override {
+    if (committer_) committer_->flush();
+  }
+  [[nodiscard]] std::string_view kind() const noexcept override { return "sqlite"; }
+
+ private:
+  struct reader_deleter {
+    sqlite_store* owner;
+    void operator()(connection* c) const {
+      std::lock_guard lock(owner->pool_mutex_);
+      owner->pool_.emplace_back(c);
+    }
+  };
+  std::unique_ptr<connection, reader_deleter> reader() {
+    {
+      std::lock_guard lock(pool_mutex_);
+      if (!pool_.empty()) {
+        connection* c = pool_.back().release();
+        pool_.pop_back();
+        return {c, reader_deleter{this}};
+      }
+    }
+    return {new connection(path_, false), reader_deleter{this}};
+  }
+
+  std::string path_;
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<connection>> pool_;
+  // The writer never checkpoints (wal_autocheckpoint=0): copying the WAL into the database
+  // and its fsync happen here, off the path of a deal's commit.
+  void checkpoint_loop() {
+    std::unique_ptr<connection> c;
+    std::unique_lock lock(stop_mutex_);
+    while (!stop_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return stop_; })) {
+      lock.unlock();
+      try {
+        if (!c) c = std::make_unique<connection>(path_, false);
+        sqlite3_wal_checkpoint_v2(c->db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      } catch (const std::exception&) {
+        c.reset();  // e.g. disk full: retried next time
+      }
+      lock.lock();
+    }
+  }
+
+  std::unique_ptr<group_committer> committer_;
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;
+  std::thread checkpointer_;
+};
+
+}  // namespace
+
+std::unique_ptr<store> open_sqlite_store(const store_options& o, std::optional<secret_key> key, bool create) {
+  if (create) {
+    {  // the store holds sealed seeds and token hashes: owner only, like the key file
+      const int fd = ::open(o.db.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", o.db, std::strerror(errno)));
+      ::close(fd);
+    }
+    connection c(o.db, true);
+    c.exec("BEGIN IMMEDIATE");
+    c.exec(schema_sql);
+    c.exec("COMMIT");
+  }
+  return std::make_unique<sqlite_store>(o, std::move(key));
+}
+
+}  // namespace fairdeck::service

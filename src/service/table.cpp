@@ -1,0 +1,195 @@
+// The table writes of table.hpp, on top of the dealing spec (security/provably_fair.hpp).
+#include "fairdeck/service/table.hpp"
+
+#include <fmt/format.h>
+
+#include "fairdeck/cards/deal.hpp"
+#include "fairdeck/random/os_entropy.hpp"
+#include "fairdeck/security/provably_fair.hpp"
+
+namespace fairdeck::service {
+namespace {
+
+write_result do_open(const open_table& req, transaction& tx, const secret_key& key) {
+  if (req.seats < 1 || req.seats > max_seats)
+    return failure(outcome::bad_request, fmt::format("seats must be 1..{}", max_seats));
+  try {
+    validate(req.spec);
+  } catch (const std::invalid_argument& e) {
+    return failure(outcome::bad_request, e.what());
+  }
+  table_state t;
+  t.id = req.id.empty() ? new_table_id() : req.id;
+  if (!valid_table_id(t.id)) return failure(outcome::bad_request, "table id must match [A-Za-z0-9_-]{1,64}");
+  t.seats = req.seats;
+  t.spec = req.spec;
+  const auto seed = fair::server_seed::generate();
+  t.sealed_seed = seal_seed(seed, key);
+  t.commitment = fair::commitment(seed);
+  t.seat_seeds.assign(req.seats, std::string());
+  record r;
+  r.seq = 0;
+  r.type = record_type::open;
+  r.table = t.id;
+  r.time = utc_now();
+  r.seats = t.seats;
+  r.decks = t.spec.decks;
+  r.jokers = t.spec.jokers;
+  r.commitment = t.commitment;
+  seal(r, zero_hash);
+  t.next_seq = 1;
+  t.head_hash = r.hash;
+  try {
+    tx.insert(t);
+  } catch (const table_exists&) {
+    return failure(outcome::conflict, fmt::format("table '{}' already exists", t.id));
+  }
+  tx.append(r);
+  write_result out;
+  out.table = t.id;
+  out.commitment = t.commitment;
+  out.rec = std::move(r);
+  return out;
+}
+
+write_result do_set_seed(const set_client_seed& req, transaction& tx) {
+  auto t = tx.load(req.table);
+  if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  if (req.seat < 1 || req.seat > t->seats)
+    return failure(outcome::not_found, fmt::format("table '{}' has seats 1..{}", req.table, t->seats));
+  try {
+    fair::validate_client_seed(req.client_seed);
+  } catch (const fair::fair_input_error& e) {
+    return failure(outcome::bad_request, e.what());
+  }
+  if (req.for_nonce && *req.for_nonce != t->next_nonce) {
+    return failure(outcome::conflict, *req.for_nonce < t->next_nonce
+                                          ? fmt::format("hand {} has already been dealt", *req.for_nonce)
+                                          : fmt::format("hand {} is not open yet (next hand: {})", *req.for_nonce,
+                                                        t->next_nonce));
+  }
+  t->seat_seeds[req.seat - 1] = req.client_seed;
+  tx.update(*t);
+  write_result out;
+  out.table = t->id;
+  out.commitment = t->commitment;
+  return out;
+}
+
+std::optional<std::string> check_game(const game_spec& g, const table_state& t) {
+  if (g.holdem) {
+    if (t.seats < holdem_min_players || t.seats > holdem_max_players)
+      return fmt::format("hold'em needs {}..{} seats; this table has {}", holdem_min_players, holdem_max_players,
+                         t.seats);
+    if (holdem_layout{t.seats}.cards_used() > t.spec.size()) return "the shoe is too small for hold'em at this table";
+    return std::nullopt;
+  }
+  if ((g.hands == 0) != (g.cards == 0)) return "\"hands\" and \"cards\" go together (both at least 1)";
+  if (std::uint64_t{g.hands} * g.cards > t.spec.size())
+    return fmt::format("{} hands of {} cards need more than the {} cards of the shoe", g.hands, g.cards, t.spec.size());
+  return std::nullopt;
+}
+
+write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
+  auto t = tx.load(req.table);
+  if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  for (unsigned s = 0; s < t->seats; ++s)
+    if (t->seat_seeds[s].empty())
+      return failure(outcome::conflict, fmt::format("seat {} has no client seed yet", s + 1));
+  if (const auto bad = check_game(req.game, *t)) return failure(outcome::bad_request, *bad);
+  if (t->next_nonce == UINT64_MAX) return failure(outcome::conflict, "nonce counter exhausted; open a new table");
+  record r;
+  r.seq = t->next_seq;
+  r.type = record_type::deal;
+  r.table = t->id;
+  r.time = utc_now();
+  r.nonce = t->next_nonce;
+  r.commitment = t->commitment;
+  r.seat_seeds = t->seat_seeds;
+  r.client_seed = fair::combine_client_seeds(r.seat_seeds);
+  r.decks = t->spec.decks;
+  r.jokers = t->spec.jokers;
+  write_result out;
+  {
+    const auto seed = open_seed(t->sealed_seed, key);
+    out.deck = fair::deal_deck(seed, r.client_seed, r.nonce, t->spec);
+  }
+  r.cards = format_cards(out.deck, t->spec);
+  seal(r, t->head_hash);
+  t->next_nonce += 1;
+  t->next_seq += 1;
+  t->head_hash = r.hash;
+  tx.append(r);
+  tx.update(*t);
+  out.table = t->id;
+  out.commitment = t->commitment;
+  out.seats = t->seats;
+  out.rec = std::move(r);
+  return out;
+}
+
+write_result do_rotate(const rotate& req, transaction& tx, const secret_key& key) {
+  auto t = tx.load(req.table);
+  if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  const auto fresh = fair::server_seed::generate();
+  record r;
+  r.seq = t->next_seq;
+  r.type = record_type::rotate;
+  r.table = t->id;
+  r.time = utc_now();
+  r.revealed_seed = open_seed(t->sealed_seed, key).hex();  // retired now: public from here on
+  r.commitment = t->commitment;
+  r.next_commitment = fair::commitment(fresh);
+  seal(r, t->head_hash);
+  t->sealed_seed = seal_seed(fresh, key);
+  t->commitment = r.next_commitment;
+  t->next_seq += 1;
+  t->head_hash = r.hash;
+  tx.append(r);
+  tx.update(*t);
+  write_result out;
+  out.table = t->id;
+  out.commitment = t->commitment;
+  out.rec = std::move(r);
+  return out;
+}
+
+}  // namespace
+
+write_result failure(outcome code, std::string error) {
+  write_result r;
+  r.code = code;
+  r.error = std::move(error);
+  return r;
+}
+
+write_result apply(const write_request& req, transaction& tx, const secret_key& key) {
+  return std::visit(
+      [&](const auto& r) -> write_result {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, open_table>) return do_open(r, tx, key);
+        else if constexpr (std::is_same_v<T, set_client_seed>) return do_set_seed(r, tx);
+        else if constexpr (std::is_same_v<T, deal>) return do_deal(r, tx, key);
+        else return do_rotate(r, tx, key);
+      },
+      req);
+}
+
+const std::string& table_of(const write_request& r) noexcept {
+  return std::visit(
+      [](const auto& w) -> const std::string& {
+        if constexpr (std::is_same_v<std::decay_t<decltype(w)>, open_table>) return w.id;
+        else return w.table;
+      },
+      r);
+}
+
+std::string new_table_id() {
+  std::array<std::uint8_t, 10> bytes{};
+  os_entropy(std::as_writable_bytes(std::span(bytes)));
+  std::string id = "t";
+  for (const auto b : bytes) id += fmt::format("{:02x}", b);
+  return id;
+}
+
+}  // namespace fairdeck::service
