@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "fairdeck/security/verify_page.hpp"
 #include "server.hpp"
 
 namespace {
@@ -83,6 +84,8 @@ int main(int argc, char** argv) {
       srv.read_timeout = std::chrono::seconds(read_timeout);
       auto s = open_store(so);
       api handler(*s, ao);
+      // The player's offline verifier, byte-identical to `fairdeck fair page` (docs/verify-page.md).
+      handler.add_page("/verify", "text/html; charset=utf-8", fairdeck::fair::verify_page());
       serve(handler, srv, [](const std::string& addr) {
         fmt::print("fairdeckd listening on http://{}\n", addr);
         std::fflush(stdout);

@@ -196,6 +196,10 @@ def happy(tmp):
     check([r["seq"] for r in part["records"]] == [4, 5], "log?after")
     status, audit = call(c, "GET", "/v1/tables/demo/audit")
     check(status == 200 and audit["deals"] == 4 and audit["chain"]["verified"], f"audit {status}")
+    # GET /verify serves the player's verifier, byte for byte what `fairdeck fair page` writes
+    page = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "web", "verify.html"), "rb").read()
+    status, served = call(c, "GET", "/verify")
+    check(status == 200 and served.encode() == page, "GET /verify is web/verify.html")
     status, html = call(c, "GET", "/v1/tables/demo/audit?format=html")
     check(status == 200 and "<html" in html.lower(), "audit html")
     status, metrics = call(c, "GET", "/metrics")
