@@ -98,3 +98,14 @@ TEST(NewcomerCli, ManPageAndBashCompletionComeFromTheOptionTree) {
   EXPECT_EQ(complete("fairdeck audit --ht", 2), "--html\n");
   EXPECT_EQ(complete("fairdeck fair commit --j", 3), "--json\n");
 }
+
+TEST(NewcomerCli, ErrorsCarryTheOsReason) {
+  auto r = run_cli("audit --input /nonexistent/decks.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+  r = run_cli("audit --input /tmp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
+  r = run_cli("riffle --n 8 --svg /tmp");
+  EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
+}
