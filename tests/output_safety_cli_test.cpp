@@ -62,6 +62,7 @@ TEST(OutputSafety, EverySubcommandFailsWhenStandardOutputIsFull) {
   expect_full_fails("equity AhKh QsQd --trials 1000 --seed 1");
   expect_full_fails("riffle --n 8 --max-shuffles 3");
   expect_full_fails("attack --engine delphi --seeds 0..1000 --known 0=Ah");
+  expect_full_fails("random --count 100000000000 --engine xoshiro256pp --seed 1");  // stops at the first lost write
   expect_full_fails("--help");
   expect_full_fails("--version");
 }
