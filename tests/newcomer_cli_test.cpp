@@ -67,6 +67,19 @@ TEST(NewcomerCli, ProgressOnlyOnCapableTerminalsAndNotWithQuiet) {
   const auto xterm = on_tty("TERM=xterm", args);
   EXPECT_NE(xterm.find("left"), std::string::npos) << xterm;  // the bar: "... 12.0%  1s left"
   EXPECT_NE(xterm.find('\033'), std::string::npos);
+  // a stream of unknown length: decks read so far and the rate
+  {
+    std::string decks;
+    for (int i = 0; i < 140000; ++i) decks += (i % 3 == 0 ? "0 1 2\n" : i % 3 == 1 ? "2 0 1\n" : "1 2 0\n");
+    const std::string path = "/tmp/fairdeck_progress_decks.txt";
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(decks.data(), 1, decks.size(), f);
+    std::fclose(f);
+    const auto input = on_tty("TERM=xterm", "audit --input " + path);
+    std::remove(path.c_str());
+    EXPECT_NE(input.find("reading decks: 65536 so far"), std::string::npos) << input;
+  }
   const auto dumb = on_tty("TERM=dumb", args);
   EXPECT_EQ(dumb.find('\033'), std::string::npos) << dumb;
   const auto quiet = on_tty("TERM=xterm", args + " --quiet");
