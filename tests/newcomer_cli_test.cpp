@@ -124,3 +124,13 @@ TEST(NewcomerCli, ErrorsCarryTheOsReason) {
   r = run_cli("riffle --n 8 --svg /tmp");
   EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
 }
+
+TEST(NewcomerCli, HelpKeepsOptionsAndDescriptionsApart) {
+  for (const std::string cmd : {"shuffle", "audit", "fair deal", "random"}) {
+    const auto r = run_cli(cmd + " --help");
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out.find("--key 64-bit"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("--input Audit"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("REQUIRED The player"), std::string::npos) << r.out;
+  }
+}
