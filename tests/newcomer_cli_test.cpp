@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "sanitizer_build.hpp"
 
 using fairdeck::testing::run_cli;
 
@@ -61,10 +62,24 @@ TEST(NewcomerCli, ProgressOnlyOnCapableTerminalsAndNotWithQuiet) {
     }
     return out;
   };
-  const std::string args = "odds --trials 20000000 --seed 1 --engine xoshiro256pp";
+  const std::string args = std::string("odds --trials ") + (FAIRDECK_SLOW_BUILD ? "2000000" : "20000000") +
+                           " --seed 1 --engine xoshiro256pp";
   const auto xterm = on_tty("TERM=xterm", args);
   EXPECT_NE(xterm.find("left"), std::string::npos) << xterm;  // the bar: "... 12.0%  1s left"
   EXPECT_NE(xterm.find('\033'), std::string::npos);
+  // a stream of unknown length: decks read so far and the rate
+  {
+    std::string decks;
+    for (int i = 0; i < 140000; ++i) decks += (i % 3 == 0 ? "0 1 2\n" : i % 3 == 1 ? "2 0 1\n" : "1 2 0\n");
+    const std::string path = "/tmp/fairdeck_progress_decks.txt";
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(decks.data(), 1, decks.size(), f);
+    std::fclose(f);
+    const auto input = on_tty("TERM=xterm", "audit --input " + path);
+    std::remove(path.c_str());
+    EXPECT_NE(input.find("reading decks: 65536 so far"), std::string::npos) << input;
+  }
   const auto dumb = on_tty("TERM=dumb", args);
   EXPECT_EQ(dumb.find('\033'), std::string::npos) << dumb;
   const auto quiet = on_tty("TERM=xterm", args + " --quiet");
@@ -97,4 +112,25 @@ TEST(NewcomerCli, ManPageAndBashCompletionComeFromTheOptionTree) {
   EXPECT_EQ(complete("fairdeck fair co", 2), "commit\n");
   EXPECT_EQ(complete("fairdeck audit --ht", 2), "--html\n");
   EXPECT_EQ(complete("fairdeck fair commit --j", 3), "--json\n");
+}
+
+TEST(NewcomerCli, ErrorsCarryTheOsReason) {
+  auto r = run_cli("audit --input /nonexistent/decks.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+  r = run_cli("audit --input /tmp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
+  r = run_cli("riffle --n 8 --svg /tmp");
+  EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
+}
+
+TEST(NewcomerCli, HelpKeepsOptionsAndDescriptionsApart) {
+  for (const std::string cmd : {"shuffle", "audit", "fair deal", "random"}) {
+    const auto r = run_cli(cmd + " --help");
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out.find("--key 64-bit"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("--input Audit"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("REQUIRED The player"), std::string::npos) << r.out;
+  }
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 
 #include "cli_runner.hpp"
 
@@ -62,6 +63,7 @@ TEST(OutputSafety, EverySubcommandFailsWhenStandardOutputIsFull) {
   expect_full_fails("equity AhKh QsQd --trials 1000 --seed 1");
   expect_full_fails("riffle --n 8 --max-shuffles 3");
   expect_full_fails("attack --engine delphi --seeds 0..1000 --known 0=Ah");
+  expect_full_fails("random --count 100000000000 --engine xoshiro256pp --seed 1");  // stops at the first lost write
   expect_full_fails("--help");
   expect_full_fails("--version");
 }
@@ -195,4 +197,27 @@ TEST(OutputSafety, SignalsLeaveNoPartialFiles) {
     EXPECT_EQ(dir.partial_files(), 0);
     EXPECT_FALSE(fs::exists(out));
   }
+}
+
+TEST(OutputSafety, AFullDiskFailsTheCommandAndLeavesNothing) {
+  temp_dir dir;
+  const fs::path disk = dir.path / "disk";
+  fs::create_directory(disk);
+  if (::mount("fairdeck-test", disk.c_str(), "tmpfs", 0, "size=64k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root)";
+  const auto in = dir / "in.txt";
+  {
+    std::ofstream f(in);
+    for (int i = 0; i < 40000; ++i) f << "line " << i << '\n';  // ~430 KB: does not fit
+  }
+  std::ofstream((disk / "old.txt").string()) << "keep me";
+  const auto r = run_cli("shuffle-file --seed 1 " + in + " -o " + (disk / "old.txt").string());
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(disk)) left.push_back(e.path().filename().string());
+  const std::string old = slurp(disk / "old.txt");
+  ::umount2(disk.c_str(), MNT_DETACH);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("'" + (disk / "old.txt").string() + "': No space left on device"), std::string::npos) << r.err;
+  EXPECT_EQ(old, "keep me");
+  EXPECT_EQ(left, std::vector<std::string>{"old.txt"});  // no partial file, no truncated output
 }

@@ -2,6 +2,9 @@
 // (or reads decks from another system with --input), runs the calibrated tests of
 // fairdeck/stats and reports a verdict per pair: table, --json, --html.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -134,8 +137,11 @@ int run_input_audit(const audit_options& o) {
   s.label = o.input == "-" ? "stdin" : o.input;
   std::ifstream file;
   if (o.input != "-") {
+    errno = 0;
     file.open(o.input, std::ios::binary);
-    if (!file) throw usage_error(fmt::format("cannot open input file '{}'", o.input));
+    if (!file) throw usage_error(fmt::format("cannot open input file '{}': {}", o.input, std::strerror(errno)));
+    if (std::error_code ec; std::filesystem::is_directory(o.input, ec))
+      throw usage_error(fmt::format("cannot read input file '{}': {}", o.input, std::strerror(EISDIR)));
   }
   std::istream& in = o.input == "-" ? std::cin : file;
   if (o.input == "-" && ::isatty(STDIN_FILENO) == 1)

@@ -71,6 +71,7 @@ int run_random(const random_options& o) {
       if (out.size() > (1u << 16)) {
         std::fwrite(out.data(), 1, out.size(), stdout);
         out.clear();
+        if (std::ferror(stdout)) return;  // output lost (disk full, /dev/full): main reports it, no point going on
       }
     }
   });

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +106,14 @@ void add_common_flags(CLI::App& app, const std::string& version) {
   }
 }
 
+// --help: an option's name column and its description never run together ("--seed UINT
+// Excludes: --key 64-bit seed"): two trailing spaces make a name that fills the column move
+// the description to the next line.
+class spaced_formatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* opt) const override { return CLI::Formatter::make_option_opts(opt) + "  "; }
+};
+
 // Every subcommand's results go to stdout (and a few to stderr) through stdio; a write that
 // failed there (disk full, closed pipe end, /dev/full) would otherwise be lost silently at
 // exit. One check for all commands: flush, then look at the stream's error flag. Returns
@@ -136,6 +145,7 @@ int main(int argc, char** argv) {
   using namespace fairdeck::cli;
   CLI::App app{"fairdeck: provably fair, unpredictable, fast and auditable card shuffling", "fairdeck"};
   app.require_subcommand(1);
+  app.formatter(std::make_shared<spaced_formatter>());
 #ifndef FAIRDECK_VERSION
 #define FAIRDECK_VERSION "0.1.0"
 #endif
