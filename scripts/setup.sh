@@ -26,7 +26,7 @@ fi
 if [[ $ci_tools == 1 ]]; then
   packages+=(chromium python3)
   # fairdeckd's tests: a real PostgreSQL 15 (started by the test) and wrk for its benchmark
-  packages+=(postgresql-15 wrk)
+  packages+=(postgresql-15 wrk curl)
 fi
 
 missing=()

@@ -485,6 +485,9 @@ def postgres(tmp):
             check(status == 200, f"no recovery: {status} {d}")
             acked.append(d)
         for t in ("shared", "other"):
+            status, info = call(b.conn(), "GET", f"/v1/tables/{t}")
+            top = max(d["nonce"] for d in acked if d["table"] == t)
+            check(status == 200 and info["next_nonce"] == top + 1, f"{t}: next_nonce {info}")
             call(a.conn(), "POST", f"/v1/tables/{t}/rotate", None, token)
             records = log_of(b, t)
             verified, unrevealed = verify_log(records)
