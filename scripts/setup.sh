@@ -29,7 +29,7 @@ if [[ $ci_tools == 1 ]]; then
   # node that already brings npm (e.g. NodeSource's) is kept: Debian's npm would conflict.
   command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
   # fairdeckd's tests: a real PostgreSQL 15 (started by the test) and wrk for its benchmark
-  packages+=(postgresql-15 wrk)
+  packages+=(postgresql-15 wrk curl)
 fi
 
 missing=()

@@ -317,9 +317,15 @@ void api::handle(const http_request& req, respond_fn respond) {
     if (parts.size() >= 3 && !valid_table_id(parts[2])) return answer(error(404, "no such table"));
     const std::string table = parts.size() >= 3 ? std::string(parts[2]) : std::string();
     // public, read-only
+    if (parts.size() == 3 && req.method == "GET") return answer(get_table(table));
     if (parts.size() == 4 && parts[3] == "log") return allow("GET") ? answer(get_log(table, query)) : void();
     if (parts.size() == 4 && parts[3] == "audit") return allow("GET") ? answer(get_audit(table, query)) : void();
     // operator writes
+    if (parts.size() == 3) {
+      auto r = error(405, fmt::format("{} takes GET", path));
+      r.headers.emplace_back("Allow", "GET");
+      return answer(std::move(r));
+    }
     const bool known = parts.size() == 2 || (parts.size() == 4 && (parts[3] == "deals" || parts[3] == "rotate")) ||
                        (parts.size() == 6 && parts[3] == "seats" && parts[5] == "client-seed");
     if (!known) return answer(error(404, "no such endpoint"));
@@ -384,6 +390,23 @@ void api::handle(const http_request& req, respond_fn respond) {
   } catch (const std::exception& e) {
     return answer(error(500, "internal error"));
   }
+}
+
+http_response api::get_table(std::string_view table) {
+  const auto t = store_.table(table);
+  if (!t) return error(404, fmt::format("no table '{}'", table));
+  json ready = json::array();
+  for (const auto& s : t->seat_seeds) ready.push_back(!s.empty());
+  // Public state only: the sealed seed stays in the store, seat seeds appear in the log.
+  return json_response(200, json{{"table", t->id},
+                                 {"seats", t->seats},
+                                 {"decks", t->spec.decks},
+                                 {"jokers", t->spec.jokers},
+                                 {"commitment", t->commitment},
+                                 {"next_nonce", t->next_nonce},
+                                 {"records", t->next_seq},
+                                 {"head_hash", t->head_hash},
+                                 {"seats_ready", ready}});
 }
 
 http_response api::get_log(std::string_view table, std::string_view query) {

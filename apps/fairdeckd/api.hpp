@@ -73,6 +73,7 @@ class api {
   void note_auth_failure(std::string_view client);
   void write(write_request w, const http_request& req, respond_fn respond,
              std::function<http_response(write_result&)> ok);
+  http_response get_table(std::string_view table);
   http_response get_log(std::string_view table, std::string_view query);
   http_response get_audit(std::string_view table, std::string_view query);
   void count(unsigned status) noexcept;

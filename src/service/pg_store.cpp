@@ -56,6 +56,22 @@ void prepare_all(pqxx::connection& c) {
             "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, NULL, $3, $4)");
 }
 
+std::optional<table_state> read_table(const pqxx::result& r, std::string_view id) {
+  if (r.empty()) return std::nullopt;
+  const auto row = r[0];
+  table_state t;
+  t.id = std::string(id);
+  t.seats = row[0].as<unsigned>();
+  t.spec = deck_spec{row[1].as<unsigned>(), row[2].as<unsigned>()};
+  t.sealed_seed = row[3].as<std::string>();
+  t.commitment = row[4].as<std::string>();
+  t.next_nonce = from_db(row[5].as<std::int64_t>());
+  t.next_seq = from_db(row[6].as<std::int64_t>());
+  t.head_hash = row[7].as<std::string>();
+  t.seat_seeds = nlohmann::json::parse(row[8].as<std::string>()).get<std::vector<std::string>>();
+  return t;
+}
+
 class pg_backend final : public batch_backend, public transaction {
  public:
   explicit pg_backend(std::string uri) : uri_(std::move(uri)) {}
@@ -88,21 +104,9 @@ class pg_backend final : public batch_backend, public transaction {
   transaction& tx() override { return *this; }
 
   std::optional<table_state> load(std::string_view id) override {
-    const auto r = tx_->exec_prepared("load", std::string(id));
-    if (r.empty()) return std::nullopt;
-    const auto row = r[0];
-    table_state t;
-    t.id = std::string(id);
-    t.seats = row[0].as<unsigned>();
-    t.spec = deck_spec{row[1].as<unsigned>(), row[2].as<unsigned>()};
-    t.sealed_seed = row[3].as<std::string>();
-    t.commitment = row[4].as<std::string>();
-    t.next_nonce = from_db(row[5].as<std::int64_t>());
-    t.next_seq = from_db(row[6].as<std::int64_t>());
-    t.head_hash = row[7].as<std::string>();
-    t.seat_seeds = nlohmann::json::parse(row[8].as<std::string>()).get<std::vector<std::string>>();
-    return t;
+    return read_table(tx_->exec_prepared("load", std::string(id)), id);
   }
+
   void insert(const table_state& t) override {
     const auto r = tx_->exec_prepared("insert", t.id, t.seats, t.spec.decks, t.spec.jokers, t.sealed_seed, t.commitment,
                                       as_db(t.next_nonce), as_db(t.next_seq), t.head_hash,
@@ -156,6 +160,17 @@ class pg_store final : public store {
           after ? as_db(*after) : std::int64_t{-1}, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
       out.emplace();
       for (const auto& row : r) out->push_back(record_from_canonical(row[0].as<std::string>(), row[1].as<std::string>()));
+    });
+    return out;
+  }
+
+  std::optional<table_state> table(std::string_view id) override {
+    std::optional<table_state> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      out = read_table(n.exec_params("SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
+                                     "head_hash, seat_seeds FROM fairdeck_tables WHERE id = $1",
+                                     std::string(id)),
+                       id);
     });
     return out;
   }

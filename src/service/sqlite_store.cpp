@@ -120,15 +120,34 @@ std::vector<std::string> seeds_from_json(const std::string& text) {
   return nlohmann::json::parse(text).get<std::vector<std::string>>();
 }
 
+constexpr const char* select_table_sql =
+    "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds "
+    "FROM fairdeck_tables WHERE id = ?1";
+
+std::optional<table_state> read_table(statement& st, std::string_view id) {
+  resetter r{st};
+  st.bind(1, id);
+  if (!st.step()) return std::nullopt;
+  table_state t;
+  t.id = std::string(id);
+  t.seats = static_cast<unsigned>(st.integer(0));
+  t.spec = deck_spec{static_cast<unsigned>(st.integer(1)), static_cast<unsigned>(st.integer(2))};
+  t.sealed_seed = st.text(3);
+  t.commitment = st.text(4);
+  t.next_nonce = from_db(st.integer(5));
+  t.next_seq = from_db(st.integer(6));
+  t.head_hash = st.text(7);
+  t.seat_seeds = seeds_from_json(st.text(8));
+  return t;
+}
+
 class sqlite_backend final : public batch_backend, public transaction {
  public:
   explicit sqlite_backend(const std::string& path)
       : conn_(path, false),
         begin_(conn_.db, "BEGIN IMMEDIATE"),
         commit_(conn_.db, "COMMIT"),
-        load_(conn_.db,
-              "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds "
-              "FROM fairdeck_tables WHERE id = ?1"),
+        load_(conn_.db, select_table_sql),
         insert_(conn_.db,
                 "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
                 "head_hash, seat_seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT(id) DO NOTHING"),
@@ -146,22 +165,7 @@ class sqlite_backend final : public batch_backend, public transaction {
   }
   transaction& tx() override { return *this; }
 
-  std::optional<table_state> load(std::string_view id) override {
-    resetter r{load_};
-    load_.bind(1, id);
-    if (!load_.step()) return std::nullopt;
-    table_state t;
-    t.id = std::string(id);
-    t.seats = static_cast<unsigned>(load_.integer(0));
-    t.spec = deck_spec{static_cast<unsigned>(load_.integer(1)), static_cast<unsigned>(load_.integer(2))};
-    t.sealed_seed = load_.text(3);
-    t.commitment = load_.text(4);
-    t.next_nonce = from_db(load_.integer(5));
-    t.next_seq = from_db(load_.integer(6));
-    t.head_hash = load_.text(7);
-    t.seat_seeds = seeds_from_json(load_.text(8));
-    return t;
-  }
+  std::optional<table_state> load(std::string_view id) override { return read_table(load_, id); }
   void insert(const table_state& t) override {
     resetter r{insert_};
     insert_.bind(1, t.id).bind(2, std::int64_t{t.seats}).bind(3, std::int64_t{t.spec.decks});
@@ -237,6 +241,12 @@ class sqlite_store final : public store {
     std::vector<record> out;
     while (s.step()) out.push_back(record_from_canonical(s.text(0), s.text(1)));
     return out;
+  }
+
+  std::optional<table_state> table(std::string_view id) override {
+    auto r = reader();
+    statement s(r->db, select_table_sql);
+    return read_table(s, id);
   }
 
   std::vector<std::string> token_hashes() override {

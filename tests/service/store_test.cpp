@@ -243,6 +243,13 @@ TEST_F(api_fixture, StatusCodes) {
   EXPECT_EQ(j["client_seed"], "a5195abbbba1c6f6166a75a4e5422ccda605c740adeca49baf969ab2f0f039a5");
   EXPECT_EQ(j["seats"].size(), 2u);
   EXPECT_EQ(call("GET", "/v1/tables/demo/log?after=x").status, 400u);
+  const auto info = nlohmann::json::parse(call("GET", "/v1/tables/demo").body);
+  EXPECT_EQ(info["next_nonce"], 1);
+  EXPECT_EQ(info["records"], 2);
+  EXPECT_EQ(info["seats_ready"], nlohmann::json::parse("[true, true]"));
+  EXPECT_FALSE(info.contains("sealed_seed"));
+  EXPECT_EQ(call("GET", "/v1/tables/nope").status, 404u);
+  EXPECT_EQ(call("POST", "/v1/tables/demo").status, 405u);
   EXPECT_EQ(nlohmann::json::parse(call("GET", "/v1/tables/demo/log?after=0").body)["records"].size(), 1u);
   // auth: 401, then 429 once a client keeps guessing
   EXPECT_EQ(call("POST", "/v1/tables/demo/deals", "", std::string("Bearer fdk_wrong")).status, 401u);
@@ -267,7 +274,7 @@ TEST_F(api_fixture, NoResponseOrErrorCarriesTheLiveSeed) {
   for (const char* body : {"", "{}", "{\"hands\": 2, \"cards\": 5}", "{\"hands\": 99, \"cards\": 99}", "{x"})
     everything += call("POST", "/v1/tables/t/deals", body).body;
   everything += call("GET", "/v1/tables/t/log").body + call("GET", "/v1/tables/t/audit").body;
-  everything += call("GET", "/metrics").body + call("GET", "/healthz").body;
+  everything += call("GET", "/metrics").body + call("GET", "/healthz").body + call("GET", "/v1/tables/t").body;
   const auto rot = nlohmann::json::parse(call("POST", "/v1/tables/t/rotate").body);
   const std::string live = rot["revealed_seed"];  // live until this moment
   EXPECT_EQ(everything.find(live), std::string::npos);

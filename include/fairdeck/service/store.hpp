@@ -106,6 +106,9 @@ class store {
   [[nodiscard]] virtual std::optional<std::vector<record>> log(std::string_view table,
                                                                std::optional<std::uint64_t> after,
                                                                std::size_t limit) = 0;
+  // The table's current state as committed (a plain read; sealed_seed stays sealed and must
+  // not be shown). Throws store_unavailable.
+  [[nodiscard]] virtual std::optional<table_state> table(std::string_view id) = 0;
   [[nodiscard]] virtual std::vector<std::string> token_hashes() = 0;
   virtual void add_token_hash(std::string_view hash) = 0;
   virtual void ping() = 0;  // throws store_unavailable when the database cannot be used
