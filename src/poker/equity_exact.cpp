@@ -427,7 +427,8 @@ void fixed_hands_item(const plan& pl, const std::vector<hand_accumulator>& holes
 double exact_equity_cost(const equity_input& in) {
   double assignments = 1, combos = 0;
   for (const auto& r : in.ranges) assignments *= static_cast<double>(r.size()), combos += static_cast<double>(r.size());
-  const auto rem = cards_per_deck - in.board.size() - in.dead.size();
+  std::size_t rem = cards_per_deck - in.board.size() - in.dead.size();
+  for (const auto& r : in.ranges) rem -= r.size() == 1 ? 2 : 0;  // fixed hands never reach the board
   const double boards = static_cast<double>(choose(rem, 5 - in.board.size()));
   const double symmetry = static_cast<double>(input_symmetries(in).size() + 1);
   return boards / symmetry * (combos + assignments);
