@@ -63,7 +63,10 @@ TEST(PokerPreflopTable, VersusRandomRowsMatchDirectEnumeration) {
   std::vector<hole_cards> random;
   for (card_t x = 0; x < 52; ++x)
     for (card_t y = x + 1; y < 52; ++y) random.push_back({x, y});
-  for (const char* name : {"AA", "72o", "T9s"}) {
+  // One row (about a second of enumeration; skipped under sanitizers, where the sampled
+  // pairs above still tie the table to the enumerator).
+  for (const char* name : {"AA"}) {
+    if (FAIRDECK_POKER_SANITIZED) break;
     const unsigned c = *preflop_class_index(name);
     const auto m = preflop_vs_random(c);
     const auto r = direct(preflop_class_combos(c), random);

@@ -20,9 +20,10 @@ namespace {
 namespace fp = fairdeck::poker;
 
 
-// Exact runs are chosen automatically up to this many hand evaluations (about a second on
-// two cores); --exact allows up to the hard limit.
-constexpr double auto_exact_work = 4e8;
+// Exact runs are chosen automatically up to this cost (exact_equity_cost: about one
+// nanosecond of one core per unit, so about half a second on two cores); --exact allows up
+// to the hard limit.
+constexpr double auto_exact_work = 1e9;
 constexpr double max_exact_work = 1e12;
 
 struct equity_options {

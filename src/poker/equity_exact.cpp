@@ -353,12 +353,82 @@ class board_scorer {
   std::vector<strength_t> val_;
 };
 
+// Fixed hands (one assignment, no weights): too few combos to share a board's work, so each
+// board is evaluated per player with incremental keys through the perfect hash and tallied
+// in plain integer counters (no symmetry: the per-board bookkeeping would cost more).
+template <unsigned Left, class F>
+void for_each_board_key(std::span<const card_t> deck, std::size_t from, const hand_accumulator& b, F& f) {
+  if constexpr (Left == 0) {
+    f(b);
+  } else {
+    for (std::size_t i = from; i + Left <= deck.size(); ++i) for_each_board_key<Left - 1>(deck, i + 1, b + deck[i], f);
+  }
+}
+
+void fixed_hands_item(const plan& pl, const std::vector<hand_accumulator>& holes, std::span<const card_t> deck,
+                      hand_accumulator board, std::size_t from, unsigned left, item_tally& t) {
+  const auto& ev = hand_evaluator::instance();
+  const std::size_t n = pl.n;
+  std::array<std::uint64_t, equity_max_players> wins{}, ties{}, share{}, share_sq{};
+  std::uint64_t outcomes = 0;
+  auto on_board = [&](const hand_accumulator& b) {
+    std::array<strength_t, equity_max_players> s;
+    strength_t best = 0;
+    for (std::size_t p = 0; p < n; ++p) best = std::max(best, s[p] = ev.eval(holes[p] + b));
+    unsigned k = 0;
+    for (std::size_t p = 0; p < n; ++p) k += s[p] == best;
+    const std::uint64_t unit = pot_units / k;
+    for (std::size_t p = 0; p < n; ++p) {
+      if (s[p] != best) continue;
+      ++(k == 1 ? wins[p] : ties[p]);
+      share[p] += unit;
+      share_sq[p] += unit * unit;
+    }
+    ++outcomes;
+  };
+  auto run = [&](auto& f) {
+    switch (left) {
+      case 0: return for_each_board_key<0>(deck, from, board, f);
+      case 1: return for_each_board_key<1>(deck, from, board, f);
+      case 2: return for_each_board_key<2>(deck, from, board, f);
+      default: return for_each_board_key<3>(deck, from, board, f);
+    }
+  };
+  if (n == 2) {  // heads-up: branch-free counters
+    std::uint64_t w0 = 0, w1 = 0, tie = 0;
+    auto heads_up = [&](const hand_accumulator& b) {
+      const strength_t s0 = ev.eval(holes[0] + b), s1 = ev.eval(holes[1] + b);
+      w0 += s0 > s1, w1 += s1 > s0, tie += s0 == s1;
+    };
+    run(heads_up);
+    outcomes = w0 + w1 + tie;
+    wins = {w0, w1};
+    ties = {tie, tie};
+    for (std::size_t p = 0; p < 2; ++p) {
+      share[p] = wins[p] * pot_units + tie * (pot_units / 2);
+      share_sq[p] = wins[p] * pot_units * pot_units + tie * (pot_units / 2) * (pot_units / 2);
+    }
+  } else {
+    run(on_board);
+  }
+  t.outcomes += outcomes;
+  t.total_weight += static_cast<double>(outcomes);
+  for (std::size_t p = 0; p < n; ++p) {
+    auto& pt = t.players[p];
+    pt.wins += wins[p], pt.ties += ties[p], pt.share += share[p], pt.share_sq += share_sq[p];
+    pt.weighted_wins += static_cast<double>(wins[p]);
+    pt.weighted_ties += static_cast<double>(ties[p]);
+    pt.weighted_share += static_cast<double>(share[p]);
+  }
+}
+
 }  // namespace
 
 double exact_equity_cost(const equity_input& in) {
   double assignments = 1, combos = 0;
   for (const auto& r : in.ranges) assignments *= static_cast<double>(r.size()), combos += static_cast<double>(r.size());
-  const auto rem = cards_per_deck - in.board.size() - in.dead.size();
+  std::size_t rem = cards_per_deck - in.board.size() - in.dead.size();
+  for (const auto& r : in.ranges) rem -= r.size() == 1 ? 2 : 0;  // fixed hands never reach the board
   const double boards = static_cast<double>(choose(rem, 5 - in.board.size()));
   const double symmetry = static_cast<double>(input_symmetries(in).size() + 1);
   return boards / symmetry * (combos + assignments);
@@ -382,6 +452,12 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     firsts.push_back({0, 0});
   }
   const auto& rs = rank_states::instance();
+  const bool fixed_hands = pl.assignments == 1 && !pl.weighted;
+  std::vector<hand_accumulator> holes(pl.n);
+  hand_accumulator board_key;
+  for (card_t c : in.board) board_key = board_key + c;
+  if (fixed_hands)
+    for (std::size_t p = 0; p < pl.n; ++p) holes[p] = hand_accumulator{} + in.ranges[p][0][0] + in.ranges[p][0][1];
   std::vector<item_tally> items(firsts.size(), item_tally{std::vector<player_tally>(pl.n), 0, 0});
   const unsigned workers = internal::resolve_threads(threads);
   std::vector<board_scorer> scorers(workers, board_scorer(pl, orbits));
@@ -392,7 +468,13 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     item_tally& t = items[item];
     auto on_board = [&](const board_state& b) { scorers[worker](b, t); };
     const auto [i, j] = firsts[item];
-    if (pl.need >= 2) {
+    if (fixed_hands) {
+      const unsigned fixed_cards = std::min(pl.need, 2u);
+      hand_accumulator b = board_key;
+      if (fixed_cards >= 1) b = b + pl.deck[i];
+      if (fixed_cards >= 2) b = b + pl.deck[j];
+      fixed_hands_item(pl, holes, pl.deck, b, fixed_cards == 2 ? j + 1u : i + 1u, pl.need - fixed_cards, t);
+    } else if (pl.need >= 2) {
       completions(pl.need - 2, rs, pl.deck, j + 1u, add(rs, add(rs, pl.board0, pl.deck[i]), pl.deck[j]), on_board);
     } else if (pl.need == 1) {
       on_board(add(rs, pl.board0, pl.deck[i]));
@@ -407,7 +489,7 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
   out.exact = true;
   out.assignments = pl.assignments;
   out.weighted = pl.weighted;
-  out.symmetry = orbits.group_size();
+  out.symmetry = fixed_hands ? 1 : orbits.group_size();
   out.players.assign(pl.n, {});
   for (const auto& t : items) {
     out.outcomes += t.outcomes;

@@ -180,8 +180,8 @@ void check_omaha_input(const omaha_input& in) {
 }
 
 double omaha_exact_work(const omaha_input& in) {
-  const double pairs = in.rules.hole_cards == 4 ? 6 : 10;
-  return static_cast<double>(choose(remaining(in).size(), 5 - in.board.size())) * static_cast<double>(in.hands.size()) * pairs;
+  const double pairs = in.rules.hole_cards == 4 ? 6 : 10;  // times 10 board triples
+  return static_cast<double>(choose(remaining(in).size(), 5 - in.board.size())) * static_cast<double>(in.hands.size()) * pairs * 10;
 }
 
 equity_result omaha_exact_equity(const omaha_input& in, unsigned threads, const run_control& rc) {

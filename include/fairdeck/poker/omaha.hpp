@@ -65,7 +65,7 @@ struct omaha_input {
 
 // Checks counts and distinct cards; throws std::invalid_argument naming the problem.
 void check_omaha_input(const omaha_input& in);
-// Hand evaluations an exact run needs (boards x players).
+// Five-card lookups an exact run needs (boards x players x hole pairs x 10 board triples).
 [[nodiscard]] double omaha_exact_work(const omaha_input& in);
 
 // Results use equity_result with pot = omaha_pot_units: wins = whole pot alone (a scoop),
