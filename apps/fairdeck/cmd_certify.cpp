@@ -224,7 +224,7 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--scaled", o->scaled, "Test integers in [0, --range) from FILE ('-': stdin), one per line");
   cmd->add_option("--input", o->input, "Test decks from FILE ('-': stdin), one per line, as fairdeck audit --input");
   cmd->add_option("--format", o->format, "Deck format: auto, text or indices")->capture_default_str();
-  cmd->add_option("--hands", o->hands, "Test dealt hands from FILE, one per line (5, 6 or 7 cards)");
+  cmd->add_option("--hands", o->hands, "Test dealt hands from FILE, one per line (2, 5, 6 or 7 cards)");
   o->max_opt = cmd->add_option("--max-values", o->max_values, "Read at most N values from --raw/--scaled");
   std::string bad_names;
   for (const auto& k : certify::known_bad_catalog()) bad_names += fmt::format("{}{}", bad_names.empty() ? "" : ", ", k.name);

@@ -139,12 +139,17 @@ void read_hands(std::istream& in, hand_tallies& out, const run_control& rc) {
         throw std::runtime_error(fmt::format("hands line {}: card '{}' appears twice", out.lines, s.substr(i, j - i)));
       seen |= std::uint64_t{1} << c;
       if (hand.size() == 7)
-        throw std::runtime_error(fmt::format("hands line {}: more than 7 cards (expected 5, 6 or 7)", out.lines));
+        throw std::runtime_error(fmt::format("hands line {}: more than 7 cards (expected 2, 5, 6 or 7)", out.lines));
       hand.push_back(c);
       i = j;
     }
+    if (hand.size() == 2) {
+      ++out.hole_hands;
+      ++out.hole[rank_of(hand[0]) == rank_of(hand[1]) ? 0 : suit_of(hand[0]) == suit_of(hand[1]) ? 1 : 2];
+      continue;
+    }
     if (hand.size() < 5)
-      throw std::runtime_error(fmt::format("hands line {}: {} cards (expected 5, 6 or 7)", out.lines, hand.size()));
+      throw std::runtime_error(fmt::format("hands line {}: {} cards (expected 2, 5, 6 or 7)", out.lines, hand.size()));
     (hand.size() == 5 ? out.five : hand.size() == 6 ? out.six : out.seven).add(hand);
     if ((out.lines & 0xfffff) == 0) rc.progress(out.lines, 0);
   }
@@ -159,7 +164,21 @@ void hand_results(const hand_tallies& t, std::vector<test_result>& out) {
   if (t.seven.hands)
     out.push_back(hand_category_test(t.seven, "hand7-categories", "hands",
                                      "7-card hands (hold'em hole + board): best-5 category frequencies"));
-  if (!t.five.hands && !t.six.hands && !t.seven.hands)
+  if (t.hole_hands) {
+    test_result r{.name = "hole2-categories", .family = "hands",
+                  .description = "2-card starting hands: pairs, suited, offsuit",
+                  .reference = "exact: 78, 312 and 936 of the C(52,2) = 1,326 hands", .distribution = "chi2",
+                  .sample = t.hole_hands, .min_sample = 100, .unit = "hands"};
+    if (t.hole_hands < r.min_sample) {
+      out.push_back(invalid(std::move(r), "fewer than 100 hands"));
+    } else {
+      chi2_against(r, {static_cast<double>(t.hole[0]), static_cast<double>(t.hole[1]), static_cast<double>(t.hole[2])},
+                   {78.0 / 1326, 312.0 / 1326, 936.0 / 1326});
+      r.note = fmt::format("pairs {}, suited {}, offsuit {}", t.hole[0], t.hole[1], t.hole[2]);
+      out.push_back(std::move(r));
+    }
+  }
+  if (!t.five.hands && !t.six.hands && !t.seven.hands && !t.hole_hands)
     out.push_back(invalid(test_result{.name = "hand-categories", .family = "hands",
                                       .description = "dealt hand category frequencies", .reference = {},
                                       .distribution = "chi2", .sample = 0, .min_sample = 200, .unit = "hands"},

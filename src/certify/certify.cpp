@@ -165,9 +165,9 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
     hand_tallies t;
     read_hands(*o.in, t, rc);
     hand_results(t, c.tests);
-    o.record.description = fmt::format("dealt hands: {} of 5 cards, {} of 6, {} of 7", t.five.hands, t.six.hands,
-                                       t.seven.hands);
-    o.record.volume = t.five.hands + t.six.hands + t.seven.hands;
+    o.record.description = fmt::format("dealt hands: {} of 2 cards, {} of 5, {} of 6, {} of 7", t.hole_hands,
+                                       t.five.hands, t.six.hands, t.seven.hands);
+    o.record.volume = t.hole_hands + t.five.hands + t.six.hands + t.seven.hands;
     o.record.unit = "hands";
     c.inputs.push_back(std::move(o.record));
   }

@@ -51,11 +51,15 @@ class deck_outcomes {
   card_t last_top_ = 0;
 };
 
-// Reads dealt hands, one per line: 5, 6 or 7 cards of one 52-card deck ("Ah Kd 7c 7s 2h",
-// hold'em "Ah Kd | 7c 7s 2h 9d Tc"); separators are spaces, commas and '|'; '#' lines and
-// blank lines are skipped. Throws std::runtime_error naming the line on anything else.
+// Reads dealt hands, one per line: 2 (hold'em hole cards), 5, 6 or 7 cards of one 52-card
+// deck ("Ah Kd 7c 7s 2h", hold'em "Ah Kd | 7c 7s 2h 9d Tc"); separators are spaces, commas
+// and '|'; '#' lines and blank lines are skipped. Throws std::runtime_error naming the line
+// on anything else. Two-card hands are tallied as pair / suited / offsuit (exactly 78, 312
+// and 936 of the 1,326 starting hands).
 struct hand_tallies {
   hand_tally five{5}, six{6}, seven{7};
+  std::array<std::uint64_t, 3> hole{};  // pair, suited, offsuit
+  std::uint64_t hole_hands = 0;
   std::uint64_t lines = 0;
 };
 void read_hands(std::istream& in, hand_tallies& out, const run_control& control = {});
