@@ -12,7 +12,7 @@
 namespace fairdeck::cli {
 namespace {
 
-constexpr std::string_view version = "0.1.0";  // as `fairdeck --version`
+constexpr std::string_view version = FAIRDECK_VERSION;  // the project version, as `fairdeck --version`
 
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 

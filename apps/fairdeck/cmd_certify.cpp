@@ -1,19 +1,14 @@
 // fairdeck certify: the regulators' RNG battery on an engine's raw or scaled output, on
 // outside data, decks and dealt hands, with a signed JSON report (docs/certify.md).
 // Exit status: 0 pass, 3 fail, 4 invalid (too little data, or interrupted), 2 usage, 1 error.
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <sstream>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,6 +16,7 @@
 #include "command.hpp"
 #include "fairdeck/certify/certify.hpp"
 #include "fairdeck/certify/evidence.hpp"
+#include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 
@@ -51,32 +47,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-// Regular files (or new paths): temp file in the same directory, fsync, rename. Anything
-// else (a device, FIFO, symlink): written through. Every write and the close are checked.
-void write_output(const std::string& path, const std::string& text) {
-  struct stat st {};
-  const bool through = ::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-  std::string tmp = through ? path : path + ".XXXXXX";
-  const int fd = through ? ::open(path.c_str(), O_WRONLY | O_CLOEXEC) : ::mkstemp(tmp.data());
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  std::size_t done = 0;
-  bool ok = true;
-  while (ok && done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    ok = w > 0;
-    if (ok) done += static_cast<std::size_t>(w);
-  }
-  const int err = errno;
-  if (!through) ok = ok && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
-  ok = (::close(fd) == 0) && ok;
-  if (ok && !through) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) {
-    if (!through) ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("error writing '{}': {}", path, std::strerror(err ? err : errno)));
-  }
 }
 
 certify::certify_plan make_plan(const certify_options& o) {
@@ -146,6 +116,12 @@ certify::certify_plan make_plan(const certify_options& o) {
 int run_certify(const certify_options& o) {
   const auto plan = make_plan(o);
   if (!o.sign.empty()) (void)certify::sign_message("", o.sign);  // a bad key fails before the long run
+  // Report paths are checked before the long run, against the inputs (util/safe_output.hpp).
+  std::vector<std::string> inputs;
+  for (const auto* in : {&o.raw, &o.scaled, &o.input, &o.hands})
+    if (!in->empty()) inputs.push_back(*in);
+  for (const auto* out : {&o.report, &o.html})
+    if (!out->empty()) (void)check_output_path(*out, inputs);
   certify::certification c;
   {
     progress_bar bar("certifying");
@@ -159,11 +135,11 @@ int run_certify(const certify_options& o) {
   ctx.executable_sha256 = certify::sha256_file("/proc/self/exe");
   auto report = certify_json(c, ctx);
   if (!o.sign.empty()) sign_report(report, o.sign);
-  if (!o.report.empty()) write_output(o.report, report.dump(2) + "\n");
+  if (!o.report.empty()) write_output_file(o.report, report.dump(2) + "\n");
   if (!o.html.empty()) {
     std::ostringstream html;
     write_certify_html(html, report);
-    write_output(o.html, html.str());
+    write_output_file(o.html, html.str());
   }
   if (o.json)
     print_json(report);
