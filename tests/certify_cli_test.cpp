@@ -2,6 +2,8 @@
 // fairdeck random --raw.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -81,6 +83,13 @@ TEST(CertifyCli, RawScaledAndHandsInputs) {
   const auto raw = run_cli("random --raw --engine pcg64 --seed 3 --bytes 800000 > " + d.file("raw.bin"));
   ASSERT_EQ(raw.exit_code, 0) << raw.err;
   EXPECT_EQ(slurp(d.file("raw.bin")).size(), 800000u);
+  // A reader that stops early (dieharder, PractRand, head) ends the stream: exit 0, no error.
+  const std::string status_file = d.file("raw.status");
+  const std::string pipeline = "sh -c '{ " + std::string(FAIRDECK_CLI) + " random --raw --engine pcg64 --seed 3 2>" +
+                               d.file("raw.err") + "; echo $? >" + status_file + "; } | head -c 100000 >/dev/null'";
+  ASSERT_EQ(std::system(pipeline.c_str()), 0);
+  EXPECT_EQ(slurp(status_file), "0\n") << slurp(d.file("raw.err"));
+  EXPECT_EQ(slurp(d.file("raw.err")).find("error"), std::string::npos) << slurp(d.file("raw.err"));
   auto r = run_cli("certify --raw " + d.file("raw.bin") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);

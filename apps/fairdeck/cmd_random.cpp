@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "command.hpp"
@@ -44,7 +47,16 @@ int run_raw(const random_options& o, const engine_spec& eng) {
         for (std::size_t k = 0; k < 8 && i + k < n; ++k, v >>= 8) buf[i + k] = static_cast<unsigned char>(v);
       }
       if (std::fwrite(buf.data(), 1, n, stdout) != n || std::fflush(stdout) != 0) {
-        if (errno == EPIPE) return 0;
+        if (errno == EPIPE) {
+          // The reader has what it needs. Drop what stdio still buffers (to /dev/null), so
+          // main's final check of stdout sees a clean stream and the run ends with 0.
+          std::clearerr(stdout);
+          if (const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
+            ::dup2(null, STDOUT_FILENO);
+            ::close(null);
+          }
+          return 0;
+        }
         throw std::runtime_error(fmt::format("error writing to stdout: {}", std::strerror(errno)));
       }
       if (bounded) left -= n;
