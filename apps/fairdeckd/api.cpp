@@ -20,7 +20,8 @@ using clock_type = std::chrono::steady_clock;
 http_response json_response(unsigned status, const json& j) {
   http_response r;
   r.status = status;
-  r.body = j.dump();
+  // Request text echoed in an error may be invalid UTF-8: replaced (U+FFFD), never a throw.
+  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
   r.body.push_back('\n');
   return r;
 }
