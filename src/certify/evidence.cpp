@@ -13,15 +13,13 @@
 
 #include <fmt/format.h>
 
+#include "fairdeck/random/chacha20.hpp"  // detail::prepare_sodium
+
 namespace fairdeck::certify {
 namespace {
 
 constexpr std::string_view secret_tag = "fairdeck-ed25519-secret-key ";
 constexpr std::string_view public_tag = "fairdeck-ed25519-public-key ";
-
-void init_sodium() {
-  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
-}
 
 std::string to_hex(const unsigned char* p, std::size_t n) {
   std::string out(2 * n + 1, '\0');
@@ -72,14 +70,12 @@ void write_new_file(const std::string& path, std::string_view text, mode_t mode)
 }  // namespace
 
 std::string sha256_hex(std::string_view bytes) {
-  init_sodium();
   unsigned char h[crypto_hash_sha256_BYTES];
   crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
   return to_hex(h, sizeof h);
 }
 
 std::string sha256_file(const std::string& path) {
-  init_sodium();
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw std::runtime_error(fmt::format("cannot open '{}' to hash it: {}", path, std::strerror(errno)));
   crypto_hash_sha256_state st;
@@ -96,7 +92,7 @@ std::string sha256_file(const std::string& path) {
 }
 
 key_pair_files generate_key_files(const std::string& prefix) {
-  init_sodium();
+  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
   crypto_sign_keypair(pk, sk);
   key_pair_files out{prefix + ".key", prefix + ".pub", to_hex(pk, sizeof pk)};
@@ -114,7 +110,7 @@ key_pair_files generate_key_files(const std::string& prefix) {
 }
 
 signature sign_message(std::string_view message, const std::string& secret_key_file) {
-  init_sodium();
+  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   std::string hex = read_tagged(secret_key_file, secret_tag);
   unsigned char sk[crypto_sign_SECRETKEYBYTES];
   const bool ok = from_hex(hex, sk, sizeof sk);
@@ -131,7 +127,7 @@ signature sign_message(std::string_view message, const std::string& secret_key_f
 }
 
 bool verify_message(std::string_view message, std::string_view signature_hex, std::string_view public_key_hex) {
-  init_sodium();
+  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   unsigned char sig[crypto_sign_BYTES], pk[crypto_sign_PUBLICKEYBYTES];
   if (!from_hex(signature_hex, sig, sizeof sig) || !from_hex(public_key_hex, pk, sizeof pk)) return false;
   return crypto_sign_verify_detached(sig, reinterpret_cast<const unsigned char*>(message.data()), message.size(), pk) ==

@@ -18,7 +18,7 @@ namespace fairdeck::service {
 namespace {
 
 std::string sha256_hex(std::string_view data) {
-  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+  // SHA-256 needs no sodium_init() (which aborts without OS entropy), as in provably_fair.cpp.
   unsigned char h[crypto_hash_sha256_BYTES];
   crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(data.data()), data.size());
   char hex[2 * crypto_hash_sha256_BYTES + 1];

@@ -13,14 +13,11 @@
 #include <fmt/format.h>
 #include <sodium.h>
 
+#include "fairdeck/random/chacha20.hpp"  // detail::prepare_sodium
 #include "fairdeck/random/os_entropy.hpp"
 
 namespace fairdeck::service {
 namespace {
-
-void ensure_sodium() {
-  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
-}
 
 std::string to_hex(const unsigned char* p, std::size_t n) {
   std::string out(2 * n + 1, '\0');
@@ -49,7 +46,6 @@ std::string generate_token() {
 }
 
 std::string token_hash(std::string_view token) {
-  ensure_sodium();
   unsigned char h[crypto_hash_sha256_BYTES];
   crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(token.data()), token.size());
   return to_hex(h, sizeof h);
@@ -135,7 +131,7 @@ secret_key read_key_file(const std::filesystem::path& path) {
 }
 
 std::string seal_seed(const fair::server_seed& seed, const secret_key& key) {
-  ensure_sodium();
+  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   static_assert(crypto_secretbox_KEYBYTES == key_bytes);
   std::array<unsigned char, crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES + fair::seed_bytes> box{};
   randombytes_buf(box.data(), crypto_secretbox_NONCEBYTES);
@@ -145,7 +141,7 @@ std::string seal_seed(const fair::server_seed& seed, const secret_key& key) {
 }
 
 fair::server_seed open_seed(std::string_view sealed_hex, const secret_key& key) {
-  ensure_sodium();
+  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   std::array<unsigned char, crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES + fair::seed_bytes> box{};
   if (!from_hex(sealed_hex, box.data(), box.size())) throw seal_error("sealed server seed is malformed");
   std::array<std::uint8_t, fair::seed_bytes> plain{};
