@@ -1,6 +1,9 @@
 // The provably fair deal itself: commitment, HMAC word stream, deck and verification.
 #include "fairdeck/security/provably_fair.hpp"
 
+#include <charconv>
+#include <cstring>
+#include <iterator>
 #include <utility>
 
 #include <fmt/format.h>
@@ -73,12 +76,16 @@ word_stream::word_stream(const server_seed& seed, std::string_view client_seed, 
     : prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
   static_assert(crypto_auth_hmacsha256_KEYBYTES == seed_bytes, "the seed is the whole HMAC key");
   static_assert(crypto_auth_hmacsha256_BYTES == digest_bytes);
+  static_assert(sizeof(crypto_auth_hmacsha256_state) <= sizeof(keyed_) &&
+                alignof(crypto_auth_hmacsha256_state) <= 64);  // keyed_ is alignas(64)
   validate_client_seed(client_seed);
-  key_ = seed.bytes();  // copied only once nothing can throw, so the destructor always wipes it
+  // Keyed only once nothing can throw, so the destructor always wipes it.
+  const auto& key = seed.bytes();
+  crypto_auth_hmacsha256_init(reinterpret_cast<crypto_auth_hmacsha256_state*>(keyed_.data()), key.data(), key.size());
 }
 
 word_stream::~word_stream() {
-  detail::secure_wipe(key_.data(), key_.size());
+  detail::secure_wipe(keyed_.data(), keyed_.size());
   detail::secure_wipe(block_.data(), block_.size());
 }
 
@@ -87,8 +94,17 @@ std::string word_stream::block_message(std::string_view client_seed, std::uint64
 }
 
 void word_stream::next_block() {
-  const std::string msg = prefix_ + std::to_string(block_index_++);
-  crypto_auth_hmacsha256(block_.data(), reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), key_.data());
+  // HMAC(seed, prefix || decimal k): the keyed state is copied, so the pads are hashed once.
+  char index[24];
+  const auto [end, ec] = std::to_chars(std::begin(index), std::end(index), block_index_++);
+  (void)ec;  // 24 characters hold any uint64
+  crypto_auth_hmacsha256_state st;
+  std::memcpy(&st, keyed_.data(), sizeof st);
+  crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(prefix_.data()), prefix_.size());
+  crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(index),
+                                static_cast<unsigned long long>(end - index));
+  crypto_auth_hmacsha256_final(&st, block_.data());
+  detail::secure_wipe(&st, sizeof st);
   pos_ = 0;
 }
 

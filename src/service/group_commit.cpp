@@ -11,10 +11,18 @@
 #include "fairdeck/service/store.hpp"
 
 namespace fairdeck::service {
+namespace {
+// First line only: database messages can run to several lines of detail.
+std::string one_line(std::string_view s) {
+  const auto nl = s.find('\n');
+  return std::string(s.substr(0, nl));
+}
+}  // namespace
 
 group_committer::group_committer(std::unique_ptr<batch_backend> backend, secret_key key, std::size_t max_batch,
                                  std::size_t max_queue)
     : backend_(std::move(backend)), key_(key), max_batch_(max_batch), max_queue_(max_queue) {
+  if (backend_->deferred_sync()) syncer_ = std::thread([this] { sync_loop(); });
   thread_ = std::thread([this] { run(); });
 }
 
@@ -24,12 +32,26 @@ group_committer::~group_committer() {
     stopping_ = true;
   }
   cv_.notify_all();
-  thread_.join();
+  thread_.join();  // the writer drains the queue first
+  if (syncer_.joinable()) {
+    {
+      std::lock_guard lock(mutex_);
+      stop_sync_ = true;
+    }
+    sync_cv_.notify_all();
+    syncer_.join();  // then the syncer answers what is left
+  }
 }
 
 void group_committer::submit(write_request req, done_fn done) {
   {
     std::unique_lock lock(mutex_);
+    if (!sync_error_.empty()) {
+      std::string error = fmt::format("store unavailable: {}", sync_error_);
+      lock.unlock();
+      done(failure(outcome::unavailable, std::move(error)));
+      return;
+    }
     if (queue_.size() >= max_queue_ || stopping_) {
       lock.unlock();
       done(failure(outcome::overloaded, "too many writes queued; retry later"));
@@ -47,7 +69,66 @@ commit_stats group_committer::stats() const {
 
 void group_committer::flush() {
   std::unique_lock lock(mutex_);
-  idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  idle_.wait(lock, [&] { return queue_.empty() && !busy_ && to_sync_.empty() && !syncing_; });
+}
+
+void group_committer::await_durable() {
+  std::unique_lock lock(mutex_);
+  const std::uint64_t target = commit_gen_;
+  synced_cv_.wait(lock, [&] { return synced_gen_ >= target || !sync_error_.empty(); });
+  if (!sync_error_.empty()) throw store_unavailable(sync_error_);
+}
+
+void group_committer::check_sync() const {
+  std::lock_guard lock(mutex_);
+  if (!sync_error_.empty()) throw store_unavailable(sync_error_);
+}
+
+void group_committer::answer(std::vector<item>& items, std::vector<write_result>& results, const std::string& error) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!error.empty()) results[i] = failure(outcome::unavailable, fmt::format("store unavailable: {}", error));
+    items[i].done(std::move(results[i]));
+  }
+}
+
+// The syncer: takes every batch committed so far, makes them durable with one sync, then
+// answers them. While it waits on the disk, the writer commits the next batch.
+void group_committer::sync_loop() {
+  for (;;) {
+    std::deque<committed> work;
+    std::uint64_t gen = 0;
+    std::string error;
+    {
+      std::unique_lock lock(mutex_);
+      sync_cv_.wait(lock, [&] { return stop_sync_ || !to_sync_.empty(); });
+      if (to_sync_.empty()) return;  // stopping and drained
+      work.swap(to_sync_);
+      gen = commit_gen_;
+      syncing_ = true;
+      error = sync_error_;
+    }
+    if (error.empty()) {
+      try {
+        backend_->sync();
+      } catch (const std::exception& e) {
+        error = one_line(e.what());
+        if (error.empty()) error = "sync failed";
+      }
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (!error.empty() && sync_error_.empty()) sync_error_ = error;
+      if (sync_error_.empty()) synced_gen_ = gen;
+      if (!error.empty()) stats_.failed_batches += work.size();
+    }
+    synced_cv_.notify_all();
+    for (auto& c : work) answer(c.items, c.results, error);
+    {
+      std::lock_guard lock(mutex_);
+      syncing_ = false;
+    }
+    idle_.notify_all();
+  }
 }
 
 void group_committer::run() {
@@ -72,11 +153,6 @@ void group_committer::run() {
 
 namespace {
 
-// First line only: database messages can run to several lines of detail.
-std::string one_line(std::string_view s) {
-  const auto nl = s.find('\n');
-  return std::string(s.substr(0, nl));
-}
 
 // The batch's view of the tables: each row loaded once (locked by the store), updated in
 // memory, written back once just before COMMIT.
@@ -119,7 +195,15 @@ void group_committer::run_batch(std::vector<item>& batch) {
                    [&](std::size_t a, std::size_t b) { return table_of(batch[a].req) < table_of(batch[b].req); });
   std::vector<write_result> results(batch.size());
   std::string error;
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  const bool deferred = backend_->deferred_sync();
+  bool refused = false;
+  {
+    std::lock_guard lock(mutex_);
+    refused = !sync_error_.empty();  // after a failed sync nothing more is written
+    if (refused) error = sync_error_;
+    ++commit_gen_;  // before COMMIT: a reader that sees this batch waits for its sync
+  }
+  for (int attempt = 0; attempt < 5 && !refused; ++attempt) {
     error.clear();
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
     try {
@@ -136,16 +220,23 @@ void group_committer::run_batch(std::vector<item>& batch) {
       if (!backend_->retryable(e)) break;
     }
   }
+  if (!error.empty())
+    for (auto& r : results) r = failure(outcome::unavailable, fmt::format("store unavailable: {}", error));
   {
     std::lock_guard lock(mutex_);
     ++stats_.batches;
     stats_.writes += batch.size();
     if (!error.empty()) ++stats_.failed_batches;
+    if (deferred) {  // answered by the syncer, after the sync that covers this commit
+      to_sync_.push_back(committed{std::move(batch), std::move(results)});
+    }
   }
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (!error.empty()) results[i] = failure(outcome::unavailable, fmt::format("store unavailable: {}", error));
-    batch[i].done(std::move(results[i]));
+  if (deferred) {
+    sync_cv_.notify_one();
+    batch.clear();  // moved from
+    return;
   }
+  answer(batch, results, {});
 }
 
 write_result store::execute(write_request req) {

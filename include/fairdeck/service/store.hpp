@@ -7,8 +7,9 @@
 // read once and written once (at commit), so a batch of n deals on one table costs n record
 // INSERTs, one SELECT and one UPDATE.
 //
-// Guarantee: a completion with outcome::ok is called only after its commit returned (SQLite:
-// synchronous=FULL in WAL mode, i.e. fsync of the WAL; PostgreSQL: synchronous_commit on).
+// Guarantee: a completion with outcome::ok is called only after its commit is durable
+// (PostgreSQL: the COMMIT returned, synchronous_commit on; SQLite: the COMMIT returned and a
+// later fdatasync of the WAL succeeded — see deferred_sync below).
 // A failed commit fails every write of the batch with outcome::unavailable; none of them
 // was acknowledged, so a client never saw a nonce that is not stored.
 #pragma once
@@ -50,6 +51,12 @@ class batch_backend {
   // May this failure go away if the whole batch is retried (deadlock, serialization)?
   [[nodiscard]] virtual bool retryable(const std::exception&) const noexcept { return false; }
   virtual transaction& tx() = 0;
+  // Deferred durability (group commit, pipelined): commit() makes a batch visible but not
+  // yet durable, and sync() — called from another thread, never touching the connection —
+  // makes every batch whose commit returned before the call durable. The writer then runs
+  // batch n+1 while batch n's fsync is in flight; answers still wait for their sync.
+  [[nodiscard]] virtual bool deferred_sync() const noexcept { return false; }
+  virtual void sync() {}
 };
 
 struct commit_stats {
@@ -71,14 +78,27 @@ class group_committer {
   [[nodiscard]] commit_stats stats() const;
   // Blocks until every write queued so far has been committed and answered.
   void flush();
+  // Blocks until every commit made so far is durable: readers call it after a read, so no
+  // one is shown a record that a power loss could still take back. Throws store_unavailable
+  // once a sync has failed (the store then refuses writes: after a failed fsync the state
+  // of the file is unknown).
+  void await_durable();
+  // Throws store_unavailable if a sync has failed; never waits.
+  void check_sync() const;
 
  private:
   struct item {
     write_request req;
     done_fn done;
   };
+  struct committed {  // a batch whose answers wait for the next sync
+    std::vector<item> items;
+    std::vector<write_result> results;
+  };
   void run();
   void run_batch(std::vector<item>& batch);
+  void sync_loop();
+  static void answer(std::vector<item>& items, std::vector<write_result>& results, const std::string& error);
 
   std::unique_ptr<batch_backend> backend_;
   secret_key key_;
@@ -91,6 +111,15 @@ class group_committer {
   bool busy_ = false;
   std::condition_variable idle_;
   commit_stats stats_;
+  // deferred_sync backends only
+  std::deque<committed> to_sync_;
+  std::uint64_t commit_gen_ = 0;  // commits started
+  std::uint64_t synced_gen_ = 0;  // commits known durable
+  bool syncing_ = false;
+  bool stop_sync_ = false;
+  std::string sync_error_;  // the first failed sync; no writes after it
+  std::condition_variable sync_cv_, synced_cv_;
+  std::thread syncer_;
   std::thread thread_;
 };
 

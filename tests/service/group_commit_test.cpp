@@ -1,0 +1,162 @@
+// The group committer with a deferred-sync backend (SQLite's pipelined durability): no
+// answer before the sync that covers its commit, the writer commits the next batch while a
+// sync is in flight, readers wait for durability, and a failed sync fails its writes and
+// every write after it (after a failed fsync the file's state is unknown).
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "fairdeck/service/store.hpp"
+
+namespace fairdeck::service {
+namespace {
+
+using namespace std::chrono_literals;
+
+// In-memory tables; commit() and sync() are counted, sync() can be held and made to fail.
+class fake_backend final : public batch_backend, public transaction {
+ public:
+  std::mutex m;
+  std::condition_variable cv;
+  bool hold_sync = false;
+  bool fail_sync = false;
+  int commits = 0, syncs = 0, syncs_started = 0;
+  std::map<std::string, table_state> tables, pending;
+
+  void begin() override { pending = tables; }
+  void commit() override {
+    std::lock_guard lock(m);
+    tables = pending;
+    ++commits;
+    cv.notify_all();
+  }
+  void rollback() noexcept override {}
+  transaction& tx() override { return *this; }
+  [[nodiscard]] bool deferred_sync() const noexcept override { return true; }
+  void sync() override {
+    std::unique_lock lock(m);
+    ++syncs_started;
+    cv.notify_all();
+    cv.wait(lock, [&] { return !hold_sync; });
+    if (fail_sync) throw std::runtime_error("fdatasync: Input/output error");
+    ++syncs;
+  }
+
+  std::optional<table_state> load(std::string_view id) override {
+    auto it = pending.find(std::string(id));
+    if (it == pending.end()) return std::nullopt;
+    return it->second;
+  }
+  void insert(const table_state& t) override { pending[t.id] = t; }
+  void update(const table_state& t) override { pending[t.id] = t; }
+  void append(const record&) override {}
+
+  template <class Pred>
+  bool wait_for(Pred p) {
+    std::unique_lock lock(m);
+    return cv.wait_for(lock, 10s, p);
+  }
+  void set(bool hold, bool fail) {
+    std::lock_guard lock(m);
+    hold_sync = hold;
+    fail_sync = fail;
+    cv.notify_all();
+  }
+};
+
+struct committer_fixture : ::testing::Test {
+  fake_backend* be = nullptr;
+  std::unique_ptr<group_committer> gc;
+  void SetUp() override {
+    auto b = std::make_unique<fake_backend>();
+    be = b.get();
+    gc = std::make_unique<group_committer>(std::move(b), secret_key::generate());
+  }
+  void TearDown() override {
+    {
+      std::lock_guard lock(be->m);
+      be->hold_sync = false;  // never leave the syncer blocked: the destructor joins it
+    }
+    be->cv.notify_all();
+    gc.reset();
+  }
+  std::future<write_result> submit(write_request req) {
+    auto p = std::make_shared<std::promise<write_result>>();
+    auto f = p->get_future();
+    gc->submit(std::move(req), [p](write_result r) { p->set_value(std::move(r)); });
+    return f;
+  }
+  std::string open_seeded_table() {
+    auto r = submit(open_table{1, {}, "t"}).get();
+    EXPECT_EQ(r.code, outcome::ok) << r.error;
+    EXPECT_EQ(submit(set_client_seed{"t", 1, "alice", std::nullopt}).get().code, outcome::ok);
+    return r.table;
+  }
+};
+
+TEST_F(committer_fixture, NoAnswerBeforeTheSyncAndTheWriterKeepsCommitting) {
+  const auto t = open_seeded_table();
+  be->set(true, false);  // hold the next sync
+  auto first = submit(deal{t, {}});
+  ASSERT_TRUE(be->wait_for([&] { return be->syncs_started >= 3; }));  // open, seed, deal
+  EXPECT_EQ(first.wait_for(50ms), std::future_status::timeout) << "answered before its commit was durable";
+  // While that sync is held, the writer commits the next batch (pipelining) ...
+  const int commits_before = [&] { std::lock_guard l(be->m); return be->commits; }();
+  auto second = submit(deal{t, {}});
+  ASSERT_TRUE(be->wait_for([&] { return be->commits > commits_before; }));
+  // ... but answers neither, and a reader waits too.
+  EXPECT_EQ(second.wait_for(50ms), std::future_status::timeout);
+  auto reader = std::async(std::launch::async, [&] { gc->await_durable(); });
+  EXPECT_EQ(reader.wait_for(50ms), std::future_status::timeout) << "a reader saw a commit that is not durable";
+  be->set(false, false);
+  const auto a = first.get(), b = second.get();
+  ASSERT_EQ(a.code, outcome::ok) << a.error;
+  ASSERT_EQ(b.code, outcome::ok) << b.error;
+  EXPECT_EQ(a.rec->nonce + 1, b.rec->nonce);
+  reader.get();
+  gc->flush();
+}
+
+TEST_F(committer_fixture, AFailedSyncFailsItsWritesAndEveryWriteAfterIt) {
+  const auto t = open_seeded_table();
+  be->set(true, true);
+  auto lost = submit(deal{t, {}});
+  ASSERT_TRUE(be->wait_for([&] { return be->syncs_started >= 3; }));
+  be->set(false, true);
+  const auto r = lost.get();
+  EXPECT_EQ(r.code, outcome::unavailable);
+  EXPECT_NE(r.error.find("Input/output error"), std::string::npos) << r.error;
+  // The store now refuses writes at once and readers get the error, even with a healthy disk.
+  be->set(false, false);
+  const auto later = submit(deal{t, {}}).get();
+  EXPECT_EQ(later.code, outcome::unavailable);
+  EXPECT_THROW(gc->await_durable(), store_unavailable);
+  EXPECT_THROW(gc->check_sync(), store_unavailable);
+  EXPECT_GE(gc->stats().failed_batches, 1u);
+}
+
+TEST_F(committer_fixture, ManyConcurrentWritesAreAllAnsweredAfterSyncs) {
+  const auto t = open_seeded_table();
+  std::vector<std::future<write_result>> pending;
+  for (int i = 0; i < 500; ++i) pending.push_back(submit(deal{t, {}}));
+  std::set<std::uint64_t> nonces;
+  for (auto& f : pending) {
+    const auto r = f.get();
+    ASSERT_EQ(r.code, outcome::ok) << r.error;
+    nonces.insert(r.rec->nonce);
+  }
+  EXPECT_EQ(nonces.size(), 500u);
+  gc->flush();
+  std::lock_guard l(be->m);
+  EXPECT_GE(be->syncs, 1);
+  EXPECT_LE(be->syncs, be->commits);
+}
+
+}  // namespace
+}  // namespace fairdeck::service
