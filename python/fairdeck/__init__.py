@@ -60,8 +60,17 @@ def shuffle(array, engine=None, threads=None):
         order = permutation(len(array), engine, threads)
         array[:] = [array[i] for i in order]
         return None
+    if type(array).__module__ == "numpy" and getattr(array, "dtype", None) is not None and array.dtype.kind in "mM":
+        # datetime64/timedelta64 export no buffer; the same bytes as opaque items do (a view)
+        array = array.view(_numpy().dtype((_numpy().void, array.dtype.itemsize)))
     _fairdeck._shuffle_buffer(array, engine, threads)
     return None
+
+
+def _numpy():
+    import numpy
+
+    return numpy
 
 
 def _is_list_like(obj) -> bool:

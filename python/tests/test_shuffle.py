@@ -52,8 +52,8 @@ def test_permutation_equals_shuffle_file(cli, tmp_path):
     assert small.tolist() == [int(x) for x in out.read_text().split()]
 
 
-DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64,
-          np.complex64, np.complex128, np.bool_, "datetime64[s]"]
+DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float16, np.float32,
+          np.float64, np.longdouble, np.complex64, np.complex128, np.bool_, "datetime64[s]", "timedelta64[ns]", "S5"]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -64,7 +64,7 @@ def test_every_dtype_moves_items_whole(dtype, n):
     e = xo(3)
     fairdeck.shuffle(a, e)
     assert e.calls == 1
-    assert sorted(a.tolist()) == sorted(orig.tolist())
+    assert np.array_equal(np.sort(a), np.sort(orig))
     if n >= 1000 and dtype is not np.bool_:
         assert not np.array_equal(a, orig)
 
@@ -89,6 +89,13 @@ def test_structured_and_odd_sized_items():
     order = a["id"]
     assert sorted(order.tolist()) == list(range(50_000)) and not np.array_equal(order, np.arange(50_000))
     assert np.array_equal(a, orig[order])  # records moved whole
+
+
+def test_object_arrays_move_references():
+    objs = [object() for _ in range(1000)]
+    a = np.array(objs, dtype=object)
+    fairdeck.shuffle(a, xo())
+    assert sorted(map(id, a)) == sorted(map(id, objs)) and list(a) != objs
 
 
 def test_rows_of_2d_arrays_move_whole():
