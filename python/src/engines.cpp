@@ -157,7 +157,7 @@ digits> is secure while the key stays secret. Engine("secure") equals SecureEngi
       [] { return engine_handle(make_engine_spec("secure", std::nullopt, std::nullopt)); },
       py::name("SecureEngine"),
       "ChaCha20 keyed from OS entropy (fast key erasure, fork-safe): the default engine. Never reproducible; "
-      "raises RuntimeError when the OS has no entropy.");
+      "raises fairdeck.EntropyError (an OSError) when the OS has no entropy.");
 
   m.def("engines", [] {
     py::list out;
