@@ -23,3 +23,9 @@ assert os.path.exists(os.path.join(os.path.dirname(fairdeck.__file__), "__init__
 assert os.path.exists(os.path.join(os.path.dirname(fairdeck.__file__), "py.typed"))
 print("pip install: ok,", fairdeck.__file__)
 PY
+# cmake --install of the python component puts the same package under the prefix.
+if [[ -n ${FAIRDECK_CMAKE_BUILD_DIR:-} ]]; then
+  cmake --install "$FAIRDECK_CMAKE_BUILD_DIR" --component python --prefix "$work/prefix" >/dev/null
+  site=$(echo "$work"/prefix/lib/python3*/site-packages)
+  PYTHONPATH=$site "$python" -c 'import fairdeck, sys; assert fairdeck.__file__.startswith(sys.argv[1]); print("cmake --install: ok,", fairdeck.__file__)' "$site"
+fi

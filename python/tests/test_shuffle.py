@@ -174,3 +174,19 @@ def test_secure_default_differs_each_time():
     fairdeck.shuffle(b, fairdeck.SecureEngine())
     assert not np.array_equal(a, b)
     assert math.isclose(a.sum(), 999 * 1000 / 2)
+
+
+def test_long_calls_release_the_gil():
+    import threading
+    import time
+
+    a = np.arange(2 * 10**7)
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (fairdeck.shuffle(a, xo(), threads=1), done.set()))
+    ticks = 0
+    worker.start()
+    while not done.is_set():  # runs only while the shuffle does not hold the GIL
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    assert ticks >= 5
