@@ -1,0 +1,335 @@
+// fairdeck.evaluate (vectorised), fairdeck.equity and fairdeck.odds.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+#include "fairdeck/poker/enumerate.hpp"
+#include "fairdeck/poker/equity.hpp"
+#include "fairdeck/poker/hand_eval.hpp"
+#include "fairdeck/poker/odds.hpp"
+#include "fairdeck/poker/omaha.hpp"
+
+namespace fairdeck::python {
+namespace {
+
+namespace fp = fairdeck::poker;
+
+// ---- evaluate ----
+
+// Hands of N cards of type T, rows [begin, end): strengths, or the first bad row.
+template <std::size_t N, class T>
+std::optional<std::size_t> eval_rows(const T* in, std::uint16_t* out, std::size_t begin, std::size_t end) {
+  const auto& ev = fp::hand_evaluator::instance();
+  for (std::size_t r = begin; r < end; ++r) {
+    const T* row = in + r * N;
+    card_t c[N];
+    std::uint64_t mask = 0;
+    bool ok = true;
+    for (std::size_t i = 0; i < N; ++i) {
+      const T v = row[i];
+      if constexpr (std::is_signed_v<T>) ok &= v >= 0;
+      ok &= static_cast<std::uint64_t>(v) < 52;
+      c[i] = static_cast<card_t>(static_cast<std::uint64_t>(v) & 63);
+      mask |= std::uint64_t{1} << c[i];
+    }
+    if (!ok || std::popcount(mask) != static_cast<int>(N)) return r;
+    out[r] = ev.eval<N>(c);
+  }
+  return std::nullopt;
+}
+
+template <class T>
+std::optional<std::size_t> eval_all(const T* in, std::uint16_t* out, std::size_t rows, std::size_t k, unsigned threads) {
+  auto run = [&](std::size_t b, std::size_t e) -> std::optional<std::size_t> {
+    switch (k) {
+      case 5: return eval_rows<5>(in, out, b, e);
+      case 6: return eval_rows<6>(in, out, b, e);
+      default: return eval_rows<7>(in, out, b, e);
+    }
+  };
+  (void)fp::hand_evaluator::instance();  // build the tables once, before the threads start
+  if (threads <= 1 || rows < (std::size_t{1} << 16)) return run(0, rows);
+  std::vector<std::optional<std::size_t>> bad(threads);
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] { bad[t] = run(rows * t / threads, rows * (t + 1) / threads); });
+  }
+  for (const auto& b : bad)
+    if (b) return b;
+  return std::nullopt;
+}
+
+// The library's own message for a bad hand (negative indices are not card_t values).
+[[noreturn]] void bad_hand(const py::array& a, std::size_t row, std::size_t k, std::size_t rows) {
+  std::vector<card_t> cards;
+  const py::array flat = a.attr("reshape")(py::make_tuple(static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k)));
+  for (std::size_t i = 0; i < k; ++i) {
+    const long long v = flat.attr("__getitem__")(py::make_tuple(row, i)).cast<long long>();
+    if (v < 0 || v > 0xffff) throw std::invalid_argument(fmt::format("hand {}: evaluate: card index {} is not in a 52-card deck", row, v));
+    cards.push_back(static_cast<card_t>(v));
+  }
+  try {
+    (void)fp::evaluate(cards);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("hand {}: {}", row, e.what()));
+  }
+  throw std::logic_error("evaluate: a hand was rejected but the library accepts it");
+}
+
+template <class T>
+py::object evaluate_typed(const py::array& arr, unsigned threads) {
+  const auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(arr);
+  if (!a) throw py::error_already_set();
+  const std::size_t k = static_cast<std::size_t>(a.shape(a.ndim() - 1));
+  const std::size_t rows = k ? static_cast<std::size_t>(a.size()) / k : 0;
+  std::vector<py::ssize_t> shape(a.shape(), a.shape() + a.ndim() - 1);
+  py::array_t<std::uint16_t> out(shape);
+  const T* in = a.data();
+  std::uint16_t* o = out.mutable_data();
+  std::optional<std::size_t> bad;
+  {
+    const py::gil_scoped_release nogil;
+    bad = eval_all(in, o, rows, k, threads);
+  }
+  if (bad) bad_hand(a, *bad, k, rows);
+  if (out.ndim() == 0) return py::int_(o[0]);
+  return out;
+}
+
+py::object evaluate(const py::object& cards, std::optional<long long> threads_opt) {
+  if (py::isinstance<py::str>(cards)) return py::int_(fp::evaluate(fp::parse_card_run(cards.cast<std::string>())));
+  unsigned threads = thread_count(threads_opt);
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  py::array a = py::array::ensure(cards);
+  if (!a) throw py::type_error("evaluate needs card indices (an integer array of shape (..., 5..7)) or a string of cards");
+  if (a.dtype().kind() == 'U' || a.dtype().kind() == 'O') {  // names: ["Ah", "Kh", ...] or rows of them
+    if (a.ndim() == 1) return py::int_(fp::evaluate(cards_from_python(cards)));
+    throw py::type_error("evaluate: give card indices as integers for arrays of hands (fairdeck.parse_cards converts names)");
+  }
+  if (a.dtype().kind() != 'i' && a.dtype().kind() != 'u')
+    throw py::type_error(fmt::format("evaluate: card indices must be integers, not dtype {}", py::str(a.dtype()).cast<std::string>()));
+  if (a.ndim() == 0) throw std::invalid_argument("evaluate: give 5 to 7 cards per hand (the last axis)");
+  const auto k = a.shape(a.ndim() - 1);
+  if (k < 5 || k > 7) throw std::invalid_argument(fmt::format("evaluate: a poker hand has 5 to 7 cards, got {}", k));
+  switch (a.itemsize()) {
+    case 1: return a.dtype().kind() == 'u' ? evaluate_typed<std::uint8_t>(a, threads) : evaluate_typed<std::int8_t>(a, threads);
+    case 2: return a.dtype().kind() == 'u' ? evaluate_typed<std::uint16_t>(a, threads) : evaluate_typed<std::int16_t>(a, threads);
+    case 4: return a.dtype().kind() == 'u' ? evaluate_typed<std::uint32_t>(a, threads) : evaluate_typed<std::int32_t>(a, threads);
+    default: return a.dtype().kind() == 'u' ? evaluate_typed<std::uint64_t>(a, threads) : evaluate_typed<std::int64_t>(a, threads);
+  }
+}
+
+// ---- equity (cmd_equity.cpp's rules) ----
+
+// Exact runs are chosen automatically up to this cost (about one ns of one core per unit);
+// exact=True allows up to the hard limit. The same limits as `fairdeck equity`.
+constexpr double auto_exact_work = 1e9;
+constexpr double max_exact_work = 1e12;
+
+py::dict engine_dict(const engine_spec& spec) {
+  py::dict d;
+  d["name"] = std::string(info(spec.id).name);
+  d["secure"] = spec.secure();
+  d["reproducible"] = spec.reproducible();
+  if (spec.reproducible() && !spec.key) d["seed"] = spec.seed;
+  return d;
+}
+
+std::vector<card_t> known_cards(const py::object& obj, const char* what) {
+  try {
+    if (obj.is_none()) return {};
+    if (py::isinstance<py::str>(obj)) return fp::parse_card_run(obj.cast<std::string>());
+    return cards_from_python(obj);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", what, e.what()));
+  }
+}
+
+py::dict equity(const std::vector<std::string>& hands, const py::object& board, const py::object& dead,
+                std::optional<bool> exact_opt, std::optional<std::uint64_t> trials_opt, const py::object& engine,
+                std::optional<long long> threads_opt, const std::string& game) {
+  const unsigned threads = thread_count(threads_opt);
+  if (hands.size() < fp::equity_min_players || hands.size() > fp::equity_max_players)
+    throw std::invalid_argument(fmt::format("equity needs {} to {} hands or ranges, got {}", fp::equity_min_players,
+                                            fp::equity_max_players, hands.size()));
+  if (exact_opt == true && trials_opt) throw std::invalid_argument("exact=True and trials exclude each other");
+  if (trials_opt && *trials_opt == 0) throw std::invalid_argument("trials must be at least 1");
+  const bool omaha = game != "holdem";
+  if (omaha && game != "omaha" && game != "omaha5" && game != "omaha-hilo" && game != "omaha5-hilo")
+    throw std::invalid_argument(fmt::format("unknown game '{}' (holdem, omaha, omaha5, omaha-hilo, omaha5-hilo)", game));
+  fp::equity_input in;
+  fp::omaha_input om;
+  if (omaha) {
+    om.rules = {game.starts_with("omaha5") ? 5u : 4u, game.ends_with("-hilo")};
+    for (std::size_t p = 0; p < hands.size(); ++p) {
+      try {
+        om.hands.push_back(fp::parse_card_run(hands[p]));
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("player {}: {}", p + 1, e.what()));
+      }
+    }
+    om.board = known_cards(board, "board");
+    om.dead = known_cards(dead, "dead");
+    fp::check_omaha_input(om);
+    in.board = om.board, in.dead = om.dead;
+    in.ranges.resize(hands.size());
+    in.weights.resize(hands.size());
+  } else {
+    for (std::size_t p = 0; p < hands.size(); ++p) {
+      try {
+        auto wr = fp::parse_weighted_range(hands[p]);
+        in.ranges.push_back(std::move(wr.combos));
+        in.weights.push_back(std::move(wr.weights));
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("player {}: {}", p + 1, e.what()));
+      }
+    }
+    in.board = known_cards(board, "board");
+    in.dead = known_cards(dead, "dead");
+    in = fp::prepared(std::move(in));
+  }
+  const double work = omaha ? fp::omaha_exact_work(om) : fp::exact_equity_cost(in);
+  if (exact_opt == true && work > max_exact_work)
+    throw std::invalid_argument(fmt::format("exact enumeration would need about {:.2g} hand evaluations (limit {:.0g}); "
+                                            "use exact=None or False for Monte Carlo",
+                                            work, max_exact_work));
+  const bool exact = exact_opt.value_or(!trials_opt && work <= auto_exact_work);
+  const std::uint64_t trials = trials_opt.value_or(1'000'000);
+  std::optional<engine_spec> eng;
+  if (!exact) eng = next_spec(engine);
+  const fp::equity_result r = interruptible([&](const run_control& rc) {
+    if (exact) return omaha ? fp::omaha_exact_equity(om, threads, rc) : fp::exact_equity(in, threads, rc);
+    return omaha ? fp::omaha_sample_equity(om, trials, *eng, threads, rc) : fp::sample_equity(in, trials, *eng, threads, rc);
+  });
+  const bool weighted = std::any_of(in.weights.begin(), in.weights.end(), [](const auto& w) { return !w.empty(); });
+  py::list players;
+  for (std::size_t p = 0; p < hands.size(); ++p) {
+    const auto& t = r.players[p];
+    py::dict pj;
+    pj["hand"] = hands[p];
+    pj["combos"] = omaha ? std::size_t{1} : in.ranges[p].size();
+    pj["wins"] = t.wins;
+    pj["ties"] = t.ties;
+    pj["win"] = fp::win_fraction(r, p);
+    pj["tie"] = fp::tie_fraction(r, p);
+    pj["equity"] = fp::equity_share(r, p);
+    if (weighted) {
+      double w = 0;
+      for (auto x : in.weights[p]) w += static_cast<double>(x) / fp::weight_unit;
+      pj["weights"] = in.weights[p].empty() ? static_cast<double>(in.ranges[p].size()) : w;
+    }
+    if (!exact) {
+      pj["stderr"] = fp::equity_stderr(r, p);
+      const auto wi = fp::clopper_pearson(t.wins, r.outcomes);
+      pj["win_ci_low"] = wi.low;
+      pj["win_ci_high"] = wi.high;
+    }
+    players.append(pj);
+  }
+  py::dict j;
+  j["method"] = exact ? "exact" : "monte_carlo";
+  j["board"] = card_names(in.board, {});
+  j["dead"] = card_names(in.dead, {});
+  j["outcomes"] = r.outcomes;
+  j["complete"] = r.complete;
+  j["players"] = players;
+  if (weighted) j["weights"] = true;
+  if (omaha) j["game"] = game;
+  if (exact) {
+    j["assignments"] = r.assignments;
+  } else {
+    j["trials"] = r.outcomes;
+    j["engine"] = engine_dict(*eng);
+  }
+  return j;
+}
+
+// ---- odds (cmd_odds.cpp) ----
+
+py::dict odds(unsigned cards, bool exact, std::optional<std::uint64_t> trials_opt, const py::object& engine,
+              std::optional<long long> threads_opt) {
+  const unsigned threads = thread_count(threads_opt);
+  if (cards < 5 || cards > 7) throw std::invalid_argument(fmt::format("cards must be 5, 6 or 7, got {}", cards));
+  if (exact && (trials_opt || !engine.is_none()))
+    throw std::invalid_argument("exact=True enumerates every hand; trials and engine do not apply");
+  const std::uint64_t trials = trials_opt.value_or(10'000'000);
+  if (!exact && trials == 0) throw std::invalid_argument("trials must be at least 1");
+  std::optional<engine_spec> eng;
+  if (!exact) eng = next_spec(engine);
+  const auto [counts, truth] = interruptible([&](const run_control& rc) {
+    const fp::category_counts c = exact ? fp::exact_category_counts(cards, threads, rc)
+                                        : fp::sample_category_counts(cards, trials, *eng, threads, rc);
+    return std::pair{c, exact ? c : fp::exact_category_counts(cards, threads, rc)};
+  });
+  const double all = static_cast<double>(fp::choose(52, cards));
+  const double n = static_cast<double>(counts.hands);
+  py::dict cats;  // best first, as the CLI prints them
+  for (unsigned i = 0; i < fp::category_count; ++i) {
+    const auto c = static_cast<fp::hand_category>(fp::category_count - 1 - i);
+    const auto k = counts.count[static_cast<unsigned>(c)];
+    const double p = n > 0 ? static_cast<double>(k) / n : 0.0;
+    const auto ci = exact ? fp::proportion_interval{p, p} : fp::clopper_pearson(k, counts.hands);
+    py::dict d;
+    d["count"] = k;
+    d["probability"] = p;
+    d["ci_low"] = ci.low;
+    d["ci_high"] = ci.high;
+    d["exact_probability"] = static_cast<double>(truth.count[static_cast<unsigned>(c)]) / all;
+    cats[py::str(std::string(fp::category_key(c)))] = d;
+  }
+  py::dict j;
+  j["cards"] = cards;
+  j["trials"] = counts.hands;
+  j["method"] = exact ? "exact" : "monte_carlo";
+  j["complete"] = counts.complete;
+  j["categories"] = cats;
+  if (eng) j["engine"] = engine_dict(*eng);
+  return j;
+}
+
+}  // namespace
+
+void register_poker(py::module_& m) {
+  m.def("evaluate", &evaluate, py::arg("cards"), py::arg("threads") = py::none(), R"doc(
+Poker hand strength of 5, 6 or 7 cards (best five count): higher wins, equal splits.
+
+cards: an integer array of shape (..., k), 5 <= k <= 7, of card indices (any integer dtype;
+returns a uint16 array of shape (...)), or one hand as a string "AhKhQhJhTh" / a list of names
+(returns an int). strength >> 12 is the category (fairdeck.CATEGORIES: 0 high card ..
+8 straight flush); 7462 distinct values, as many as distinct 5-card hands. Every hand is
+checked (distinct cards in 0..51; ValueError names the first bad hand). Large arrays are
+evaluated on all cores without the GIL (OMPEval-style perfect-hash tables).
+)doc");
+  m.def("equity", &equity, py::arg("hands"), py::arg("board") = py::none(), py::arg("dead") = py::none(),
+        py::arg("exact") = py::none(), py::arg("trials") = py::none(), py::arg("engine") = py::none(),
+        py::arg("threads") = py::none(), py::arg("game") = "holdem", R"doc(
+Hold'em (or Omaha) equity of 2..10 hands or ranges, as `fairdeck equity --json`.
+
+hands: "AhKh", "QQ+", "AKs", "A5s-A2s", "random", weighted "AA@50", "15%"... board, dead:
+card text or lists. exact=None enumerates when it is cheap (as the CLI does), True always
+(ValueError beyond 1e12 evaluations), False uses Monte Carlo with `trials` deals (default
+1e6) on `engine` (the same numbers as the CLI for the engine's first use). Returns a dict
+with the CLI's JSON keys: method, board, dead, outcomes, complete, players (hand, combos,
+wins, ties, win, tie, equity; Monte Carlo adds stderr, win_ci_low/high). Never dependent on
+`threads`. GIL released; Ctrl-C stops it.
+)doc");
+  m.def("odds", &odds, py::arg("cards") = 7, py::arg("exact") = false, py::arg("trials") = py::none(),
+        py::arg("engine") = py::none(), py::arg("threads") = py::none(), R"doc(
+How often each poker category appears among random k-card hands (k = 5, 6, 7), as
+`fairdeck odds --json`: exact=True counts all C(52, k) hands; otherwise Monte Carlo over
+`trials` hands (default 1e7) with Clopper-Pearson 95% intervals beside the exact value.
+GIL released; Ctrl-C stops it.
+)doc");
+  py::list cats;
+  for (unsigned i = 0; i < fp::category_count; ++i) cats.append(std::string(fp::category_key(static_cast<fp::hand_category>(i))));
+  m.attr("CATEGORIES") = py::tuple(cats);
+}
+
+}  // namespace fairdeck::python
