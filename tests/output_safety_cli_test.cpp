@@ -178,14 +178,19 @@ TEST(OutputSafety, SignalsLeaveNoPartialFiles) {
   const auto out = dir / "out.txt";
   // shuffle-file creates OUT's temporary file, then blocks reading a FIFO that never ends: a
   // first Ctrl-C asks it to stop, a second one (during that stop) ends it, as does SIGTERM.
+  // kill -9 cannot be caught: the temporary file is unnamed (O_TMPFILE), so nothing is left.
   for (const auto& [signals, status] : {std::pair{std::string("kill -INT $p; sleep 0.2; kill -INT $p"), 130},
                                         std::pair{std::string("kill -TERM $p"), 143},
-                                        std::pair{std::string("kill -HUP $p"), 129}}) {
+                                        std::pair{std::string("kill -HUP $p"), 129},
+                                        std::pair{std::string("kill -KILL $p"), 137}}) {
     SCOPED_TRACE(signals);
+    // The output's temporary file is open: a named *.fairdeck-partial, or an unnamed one that
+    // /proc shows as "(deleted)".
+    const std::string open_temp = "ls -l /proc/$p/fd 2>/dev/null | grep -q -e fairdeck-partial -e \"(deleted)\"";
+    const std::string temp_open = "for i in $(seq 200); do " + open_temp + " && break; sleep 0.05; done; " + open_temp +
+                                  " && echo seen; ";
     const std::string script = "mkfifo " + fifo + "; " + FAIRDECK_CLI + " shuffle-file --seed 1 " + fifo + " -o " + out +
-                               " 2>/dev/null & p=$!; exec 3>" + fifo + "; for i in $(seq 200); do ls " + dir.path.string() +
-                               "/*.fairdeck-partial >/dev/null 2>&1 && break; sleep 0.05; done; " +
-                               "ls " + dir.path.string() + "/*.fairdeck-partial >/dev/null 2>&1 && echo seen; " + signals +
+                               " 2>/dev/null & p=$!; exec 3>" + fifo + "; " + temp_open + signals +
                                "; wait $p; echo $?; exec 3>&-; rm -f " + fifo;
     FILE* p = ::popen(("sh -c '" + script + "'").c_str(), "r");
     ASSERT_NE(p, nullptr);

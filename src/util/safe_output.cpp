@@ -147,6 +147,7 @@ struct safe_output::state {
   std::string temp;
   int fd = -1;
   int slot = -1;
+  bool anonymous = false;  // fd is an O_TMPFILE file with no name yet
   bool done = false;
   std::uint64_t written = 0;
   std::vector<char> buf;
@@ -177,23 +178,49 @@ struct safe_output::state {
   void create_temp() {
     struct stat st {};
     const bool exists = ::stat(plan.target.c_str(), &st) == 0;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      temp = temp_name(plan.target);
-      fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-      if (fd >= 0 || errno != EEXIST) break;
+    // An unnamed file in the target's folder (O_TMPFILE): if the process dies, even by
+    // kill -9, nothing is left behind. It gets a name only when complete, at commit.
+    // Without O_TMPFILE support (or /proc to link it by), a named temporary file.
+#ifdef O_TMPFILE
+    if (::access("/proc/self/fd", X_OK) == 0) {
+      fd = ::open(parent_of(plan.target).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+      anonymous = fd >= 0;
     }
-    if (fd < 0) fail(kind_of(errno), plan.path, errno, "create a file next to");
-    slot = register_partial(temp);
+#endif
+    if (!anonymous) {
+      for (int attempt = 0; attempt < 100; ++attempt) {
+        temp = temp_name(plan.target);
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd >= 0 || errno != EEXIST) break;
+      }
+      if (fd < 0) fail(kind_of(errno), plan.path, errno, "create a file next to");
+      slot = register_partial(temp);
+    }
     if (exists && ::fchmod(fd, st.st_mode & 07777) != 0) {
       const int err = errno;
       drop();
       fail(output_error_kind::io, plan.path, err, "set the mode of");
     }
   }
+  // Gives the unnamed file a temporary name next to the target (then renamed over it).
+  void link_anonymous() {
+    const std::string self = fmt::format("/proc/self/fd/{}", fd);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      temp = temp_name(plan.target);
+      slot = register_partial(temp);
+      if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
+      const int err = errno;
+      unregister_partial(slot);
+      slot = -1;
+      temp.clear();
+      if (err != EEXIST) fail(kind_of(err), plan.path, err, "create");
+    }
+    fail(output_error_kind::io, plan.path, EEXIST, "create");
+  }
   void drop() noexcept {
-    if (plan.mode == output_mode::replace && !temp.empty()) {
-      if (fd >= 0) ::close(fd);
-      ::unlink(temp.c_str());
+    if (plan.mode == output_mode::replace && (anonymous || !temp.empty())) {
+      if (fd >= 0) ::close(fd);  // an unnamed file vanishes with its descriptor
+      if (!temp.empty()) ::unlink(temp.c_str());
     } else if (fd >= 0 && plan.mode == output_mode::write_through) {
       ::close(fd);
     }
@@ -252,6 +279,7 @@ void safe_output::commit() {
     }
     if (s.plan.mode == output_mode::replace) {
       if (::fsync(s.fd) != 0) fail(output_error_kind::io, s.plan.path, errno, "sync");
+      if (s.anonymous) s.link_anonymous();
     }
     const int fd = s.fd;
     s.fd = -1;

@@ -1,0 +1,96 @@
+// Request bodies of fairdeckd (requests.hpp).
+#include "requests.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace fairdeck::service {
+namespace {
+
+using json = nlohmann::json;
+
+json parse_object(std::string_view body, bool empty_ok) {
+  if (body.empty() && empty_ok) return json::object();
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw bad_body(fmt::format("malformed JSON at byte {}", e.byte));
+  }
+  if (!j.is_object()) throw bad_body("the body must be a JSON object");
+  return j;
+}
+
+void only_keys(const json& j, std::initializer_list<std::string_view> keys) {
+  for (const auto& [k, v] : j.items()) {
+    (void)v;
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) throw bad_body(fmt::format("unknown field \"{}\"", k));
+  }
+}
+
+std::optional<std::uint64_t> opt_uint(const json& j, const char* key, std::uint64_t max) {
+  auto it = j.find(key);
+  if (it == j.end()) return std::nullopt;
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max)
+    throw bad_body(fmt::format("\"{}\" must be an integer 0..{}", key, max));
+  return it->get<std::uint64_t>();
+}
+
+std::optional<std::string> opt_string(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) return std::nullopt;
+  if (!it->is_string()) throw bad_body(fmt::format("\"{}\" must be a string", key));
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+open_table parse_open(std::string_view body) {
+  const json j = parse_object(body, false);
+  only_keys(j, {"seats", "decks", "jokers", "table"});
+  open_table o;
+  const auto seats = opt_uint(j, "seats", max_seats);
+  if (!seats || *seats == 0) throw bad_body(fmt::format("\"seats\" (1..{}) is required", max_seats));
+  o.seats = static_cast<unsigned>(*seats);
+  o.spec.decks = static_cast<unsigned>(opt_uint(j, "decks", max_decks).value_or(1));
+  o.spec.jokers = static_cast<unsigned>(opt_uint(j, "jokers", max_jokers).value_or(0));
+  if (o.spec.decks == 0) throw bad_body("\"decks\" must be at least 1");
+  if (auto id = opt_string(j, "table")) {
+    if (!valid_table_id(*id)) throw bad_body("\"table\" must match [A-Za-z0-9_-]{1,64}");
+    o.id = std::move(*id);
+  }
+  return o;
+}
+
+set_client_seed parse_seed(std::string_view body, std::string table, unsigned seat) {
+  const json j = parse_object(body, false);
+  only_keys(j, {"client_seed", "nonce"});
+  auto seed = opt_string(j, "client_seed");
+  if (!seed) throw bad_body("\"client_seed\" (a string) is required");
+  return set_client_seed{std::move(table), seat, std::move(*seed), opt_uint(j, "nonce", UINT64_MAX)};
+}
+
+deal parse_deal(std::string_view body, std::string table) {
+  const json j = parse_object(body, true);
+  only_keys(j, {"game", "hands", "cards"});
+  deal d{std::move(table), {}};
+  if (auto g = opt_string(j, "game")) {
+    if (*g != "holdem") throw bad_body(fmt::format("unknown game \"{}\" (supported: holdem)", *g));
+    if (j.contains("hands") || j.contains("cards")) throw bad_body("\"game\" does not take \"hands\"/\"cards\"");
+    d.game.holdem = true;
+  }
+  d.game.hands = static_cast<unsigned>(opt_uint(j, "hands", 100000).value_or(0));
+  d.game.cards = static_cast<unsigned>(opt_uint(j, "cards", 100000).value_or(0));
+  return d;
+}
+
+void parse_rotate(std::string_view body) {
+  if (!body.empty()) (void)parse_object(body, true);
+}
+
+}  // namespace fairdeck::service

@@ -1,0 +1,23 @@
+// The bodies of fairdeckd's write requests: JSON objects with known keys only, each value
+// checked against its limit. Every problem is a bad_body (400) naming the field.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "fairdeck/service/table.hpp"
+
+namespace fairdeck::service {
+
+// Thrown while reading a request body: 400 with this message.
+struct bad_body : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+open_table parse_open(std::string_view body);                                          // POST /v1/tables
+set_client_seed parse_seed(std::string_view body, std::string table, unsigned seat);  // PUT …/client-seed
+deal parse_deal(std::string_view body, std::string table);                            // POST …/deals
+void parse_rotate(std::string_view body);  // POST …/rotate: empty, or a JSON object (no fields yet)
+
+}  // namespace fairdeck::service
