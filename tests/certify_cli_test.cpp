@@ -101,6 +101,18 @@ TEST(CertifyCli, RawScaledAndHandsInputs) {
   r = run_cli("certify --raw - --word-bits 32 --max-values 200000 --json", slurp(d.file("raw.bin")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"][0]["volume"], 200000);
+  // stdin's SHA-256 covers exactly the bytes the tests read: all of them here (the file's
+  // hash), the first 400,000 when --max-values stops early.
+  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"][0]["sha256"], j["inputs"][0]["sha256"]);
+  r = run_cli("certify --raw - --word-bits 32 --max-values 100000 --json", slurp(d.file("raw.bin")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string head;
+  if (FILE* sh = ::popen(("head -c 400000 " + d.file("raw.bin") + " | sha256sum | cut -c1-64").c_str(), "r")) {
+    char line[128];
+    while (std::fgets(line, sizeof line, sh)) head += line;
+    ::pclose(sh);
+  }
+  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"][0]["sha256"].get<std::string>() + "\n", head);
   // A partial word is an error naming the byte count.
   r = run_cli("certify --raw - --json", std::string(12, 'x'));
   EXPECT_EQ(r.exit_code, 1);

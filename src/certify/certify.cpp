@@ -1,11 +1,15 @@
 #include "fairdeck/certify/certify.hpp"
 
+#include <array>
 #include <filesystem>
+#include <memory>
+#include <streambuf>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <sodium.h>
 
 #include "fairdeck/certify/cards.hpp"
 #include "fairdeck/certify/evidence.hpp"
@@ -13,17 +17,65 @@
 namespace fairdeck::certify {
 namespace {
 
-// Opens `path` ("-": stdin) and records its name, source and SHA-256 (files).
+// Standard input passed through SHA-256: exactly the bytes the tests consumed are hashed
+// (a buffer is hashed once it is used up; of the last one, only what was read), so the
+// report names the data even when it came from a pipe and was cut at --max-values.
+class hashing_input final : public std::streambuf {
+ public:
+  explicit hashing_input(std::streambuf* src) : src_(src) { crypto_hash_sha256_init(&state_); }
+  [[nodiscard]] std::string consumed_sha256() {
+    if (eback()) update(eback(), gptr());
+    setg(nullptr, nullptr, nullptr);
+    unsigned char h[crypto_hash_sha256_BYTES];
+    crypto_hash_sha256_final(&state_, h);
+    char hex[2 * crypto_hash_sha256_BYTES + 1];
+    sodium_bin2hex(hex, sizeof hex, h, sizeof h);
+    return hex;
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (eback()) update(eback(), egptr());  // all of it was consumed
+    const std::streamsize n = src_->sgetn(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    if (n <= 0) {
+      setg(nullptr, nullptr, nullptr);
+      return traits_type::eof();
+    }
+    setg(buf_.data(), buf_.data(), buf_.data() + n);
+    return traits_type::to_int_type(buf_[0]);
+  }
+
+ private:
+  void update(const char* b, const char* e) {
+    crypto_hash_sha256_update(&state_, reinterpret_cast<const unsigned char*>(b),
+                              static_cast<unsigned long long>(e - b));
+  }
+  std::streambuf* src_;
+  crypto_hash_sha256_state state_{};
+  std::array<char, 1 << 16> buf_{};
+};
+
+// Opens `path` ("-": stdin) and records its name, source and SHA-256 (files: the file;
+// stdin: the bytes read, set by finish()).
 struct opened_input {
   std::ifstream file;
+  std::unique_ptr<hashing_input> hashed;
+  std::unique_ptr<std::istream> hashed_stream;
   std::istream* in = nullptr;
   input_record record;
+  input_record finish() {
+    if (hashed) record.sha256 = hashed->consumed_sha256();
+    return std::move(record);
+  }
 };
 
 void open_input(opened_input& o, const std::string& path, std::string family) {
   o.record.family = std::move(family);
   if (path == "-") {
-    o.in = &std::cin;
+    o.hashed = std::make_unique<hashing_input>(std::cin.rdbuf());
+    o.hashed_stream = std::make_unique<std::istream>(o.hashed.get());
+    o.in = o.hashed_stream.get();
     o.record.source = "stdin";
     o.record.name = std::string(1, '-');  // (not = "-": GCC 12 -Wrestrict false positive)
     return;
@@ -108,7 +160,7 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
     o.record.volume = n;
     o.record.unit = "values";
     o.record.bytes = n * (p.word_bits / 8);
-    add_battery(c, b, std::move(o.record));
+    add_battery(c, b, o.finish());
   }
   if (p.scaled_path && !rc.stopped()) {
     opened_input o;
@@ -124,7 +176,7 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
     o.record.description = fmt::format("one integer in [0, {}) per line", p.range);
     o.record.volume = n;
     o.record.unit = "values";
-    add_battery(c, b, std::move(o.record));
+    add_battery(c, b, o.finish());
   }
   if (p.decks_path && !rc.stopped()) {
     opened_input o;
@@ -156,7 +208,7 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
     o.record.description = fmt::format("decks of {} cards, one per line", a.cards.size());
     o.record.volume = a.counts.trials;
     o.record.unit = "decks";
-    c.inputs.push_back(std::move(o.record));
+    c.inputs.push_back(o.finish());
     c.deck_audit = std::move(a);
   }
   if (p.hands_path && !rc.stopped()) {
@@ -169,7 +221,7 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
                                        t.five.hands, t.six.hands, t.seven.hands);
     o.record.volume = t.hole_hands + t.five.hands + t.six.hands + t.seven.hands;
     o.record.unit = "hands";
-    c.inputs.push_back(std::move(o.record));
+    c.inputs.push_back(o.finish());
   }
   c.complete = !rc.stopped();
   c.verdict = decide(c.tests, p.alpha);

@@ -51,7 +51,7 @@ struct input_record {
   std::string description;  // e.g. the engine's seeding, the stream's word size
   std::uint64_t volume = 0; // values / decks / hands read
   std::string unit;
-  std::optional<std::string> sha256{};  // files only
+  std::optional<std::string> sha256{};  // files: the file; stdin: the bytes read; none for generated data
   std::uint64_t bytes = 0;  // raw input: bytes tested
 };
 
