@@ -8,6 +8,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -134,6 +138,26 @@ TEST(CertifyCli, RawScaledAndHandsInputs) {
   EXPECT_EQ(r.exit_code, 4) << r.err;  // 1 hand: too little data, never a pass
   r = run_cli("certify --hands - --json", "Ah Kd 7c 7s\n");
   EXPECT_EQ(r.exit_code, 1);
+}
+
+TEST(CertifyCli, DeckReportsShowWhereEachCardLanded) {
+  temp_dir d;
+  std::string decks;
+  std::mt19937_64 g(7);
+  std::vector<int> deck(52);
+  for (int k = 0; k < 3000; ++k) {
+    std::iota(deck.begin(), deck.end(), 0);
+    std::shuffle(deck.begin(), deck.end(), g);
+    for (int i = 0; i < 52; ++i) decks += std::to_string(deck[i]) + (i == 51 ? "\n" : " ");
+  }
+  const auto r = run_cli("certify --input - --format indices --json --html " + d.file("decks.html"), decks);
+  ASSERT_NE(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"][0]["volume"], 3000);
+  EXPECT_EQ(j["inputs"][0]["sha256"].get<std::string>().size(), 64u);  // stdin: the bytes read
+  const std::string html = slurp(d.file("decks.html"));
+  EXPECT_NE(html.find("position by card heat map"), std::string::npos);
+  EXPECT_NE(html.find("first card"), std::string::npos);
 }
 
 TEST(CertifyCli, SignedReportVerifiesAndTamperingIsCaught) {

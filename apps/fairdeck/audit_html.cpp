@@ -270,20 +270,24 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
                        "<p class=\"verdict\">{}</p>\n",
                        i, open ? " open" : "", escape(subject_of(r, run)), r.decision.biased ? "biased" : "fair",
                        r.decision.biased ? "BIASED" : "fair", escape(plain_verdict(r)));
-    out << "<div class=\"grid\"><figure>" << heat_map(r) << "</figure><figure class=\"charts\">";
-    out << bars(r, "first card", [&](card_t c) { return format_card(c, r.deck); });
-    out << bars(r, "first suit", [&](card_t c) { return suit_label(c, r.deck); });
-    out << bars(r, "first rank", [&](card_t c) { return rank_label(c, r.deck); });
-    out << rising_chart(r);
-    out << "</figure></div>\n" << test_table(r) << "</details>\n";
+    out << audit_charts_html(r) << test_table(r) << "</details>\n";
   }
   out << "<p><small>Heat map: row = position from the top (0 = top card), column = card in factory order; white = exactly 1/n of "
          "deals, red = more often, blue = less often (log scale, saturating at half and double). Methods: "
          "docs/audit.md.</small></p>\n</body></html>\n";
 }
 
-// Shared with other HTML reports (fairdeck certify): the same escaping and look.
+// Shared with other HTML reports (fairdeck certify): the same escaping, look and charts.
 std::string html_escape(std::string_view s) { return escape(s); }
+std::string audit_charts_html(const stats::audit_result& r) {
+  std::string out = "<div class=\"grid\"><figure>" + heat_map(r) + "</figure><figure class=\"charts\">";
+  out += bars(r, "first card", [&](card_t c) { return format_card(c, r.deck); });
+  out += bars(r, "first suit", [&](card_t c) { return suit_label(c, r.deck); });
+  out += bars(r, "first rank", [&](card_t c) { return rank_label(c, r.deck); });
+  out += rising_chart(r);
+  out += "</figure></div>\n";
+  return out;
+}
 std::string_view html_style() noexcept { return style; }
 
 }  // namespace fairdeck::cli

@@ -53,6 +53,9 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
 
 // The audit page's HTML escaping and <style> block, for other reports in the same look.
 [[nodiscard]] std::string html_escape(std::string_view s);
+// The audit's figures for one result: position x card heat map, first card/suit/rank bars and
+// the rising-sequence chart (used by the audit and certify pages).
+[[nodiscard]] std::string audit_charts_html(const stats::audit_result& r);
 [[nodiscard]] std::string_view html_style() noexcept;
 
 }  // namespace fairdeck::cli

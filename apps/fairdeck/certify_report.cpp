@@ -137,7 +137,7 @@ void sign_report(nlohmann::json& report, const std::string& key_file) {
                                     "(nlohmann::json dump(), UTF-8)"}};
 }
 
-void write_certify_html(std::ostream& out, const nlohmann::json& r) {
+void write_certify_html(std::ostream& out, const nlohmann::json& r, const stats::audit_result* decks) {
   const std::string verdict = r["verdict"].get<std::string>();
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fairdeck certify</title>\n"
       << html_style() << "</head><body>\n<h1>fairdeck certify: <span class=\"" << verdict_class(verdict) << "\">"
@@ -168,7 +168,13 @@ void write_certify_html(std::ostream& out, const nlohmann::json& r) {
     out << fmt::format("<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", html_escape(f["name"].get<std::string>()),
                        verdict_class(v), v, f["tests"].get<std::size_t>());
   }
-  out << "</table>\n<h2>p-values</h2>\n<figure>" << p_chart(r) << "</figure>\n<h2>Tests</h2>\n";
+  out << "</table>\n<h2>p-values</h2>\n<figure>" << p_chart(r) << "</figure>\n";
+  if (decks && decks->counts.trials > 0)
+    out << "<h2>Decks: where each card landed</h2>\n" << audit_charts_html(*decks)
+        << "<p><small>Heat map: row = position from the top (0 = top card), column = card in factory order; white = "
+           "exactly 1/n of deals, red = more often, blue = less often (log scale, saturating at half and double)."
+           "</small></p>\n";
+  out << "<h2>Tests</h2>\n";
   out << "<table class=\"tests\"><tr><th>test</th><th>family</th><th>what it checks</th><th>p-value</th><th>result</th>"
          "<th>data (minimum)</th><th>detects</th><th>null law</th></tr>\n";
   for (const auto& t : r["tests"]) {

@@ -26,7 +26,9 @@ struct certify_context {
 // Adds "signature" (Ed25519 over signed_bytes) with the key in `key_file`.
 void sign_report(nlohmann::json& report, const std::string& key_file);
 
-void write_certify_html(std::ostream& out, const nlohmann::json& report);
+// `decks`: the deck family's audit, when decks were certified: its heat map and charts.
+void write_certify_html(std::ostream& out, const nlohmann::json& report,
+                        const stats::audit_result* decks = nullptr);
 void print_certify_table(const nlohmann::json& report);
 
 }  // namespace fairdeck::cli

@@ -138,7 +138,7 @@ int run_certify(const certify_options& o) {
   if (!o.report.empty()) write_output_file(o.report, report.dump(2) + "\n");
   if (!o.html.empty()) {
     std::ostringstream html;
-    write_certify_html(html, report);
+    write_certify_html(html, report, c.deck_audit ? &*c.deck_audit : nullptr);
     write_output_file(o.html, html.str());
   }
   if (o.json)
