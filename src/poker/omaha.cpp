@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/poker/enumerate.hpp"
+#include "fairdeck/poker/internal/omaha_tables.hpp"
 #include "fairdeck/poker/internal/parallel.hpp"
 #include "fairdeck/shuffle/partial_shuffle.hpp"
 
@@ -16,56 +17,70 @@ namespace {
 constexpr std::array<std::array<std::uint8_t, 3>, 10> triples{{{0, 1, 2}, {0, 1, 3}, {0, 1, 4}, {0, 2, 3}, {0, 2, 4},
                                                               {0, 3, 4}, {1, 2, 3}, {1, 2, 4}, {1, 3, 4}, {2, 3, 4}}};
 
-std::uint64_t rank_key(card_t c) noexcept { return eval_detail::card_keys[c] & eval_detail::rank_bits; }
-// Low rank bit (ace 0 ... eight 7) of a card, or 0 if it is above eight.
-unsigned low_bit(card_t c) noexcept { return rank_of(c) <= 7 ? 1u << rank_of(c) : 0u; }
 
 }  // namespace
 
 omaha_board::omaha_board(std::span<const card_t, 5> b) noexcept {
-  for (unsigned t = 0; t < 10; ++t) {
-    const card_t x = b[triples[t][0]], y = b[triples[t][1]], z = b[triples[t][2]];
-    triple_key_[t] = rank_key(x) + rank_key(y) + rank_key(z);
-    const bool suited = suit_of(x) == suit_of(y) && suit_of(y) == suit_of(z);
-    triple_suit_[t] = static_cast<std::uint8_t>(suited ? suit_of(x) : 4);
-    triple_flush_[t] = static_cast<std::uint16_t>((1u << rank_of(x)) | (1u << rank_of(y)) | (1u << rank_of(z)));
-    any_flush_ = any_flush_ || suited;
-    const unsigned lx = low_bit(x), ly = low_bit(y), lz = low_bit(z);
-    const unsigned lm = lx | ly | lz;
-    triple_low_[t] = static_cast<std::uint8_t>(lx && ly && lz && std::popcount(lm) == 3 ? lm : 0);
-    if (triple_low_[t] && std::find(lows_.begin(), lows_.begin() + low_triples_, triple_low_[t]) == lows_.begin() + low_triples_)
-      lows_[low_triples_++] = triple_low_[t];
+  using internal::omaha_tables;
+  row_ = omaha_tables::instance().high_row(b.data());
+  std::array<unsigned, 4> per_suit{};
+  for (card_t c : b) {
+    ++per_suit[suit_of(c)];
+    low_set_ |= omaha_tables::low_bit(c);
+  }
+  for (unsigned s = 0; s < 4; ++s)
+    if (per_suit[s] >= 3) flush_suit_ = s;  // at most one suit with 3+ of 5 cards
+  if (flush_suit_ == 4) return;
+  for (const auto& t : triples) {
+    const card_t x = b[t[0]], y = b[t[1]], z = b[t[2]];
+    if (suit_of(x) == flush_suit_ && suit_of(y) == flush_suit_ && suit_of(z) == flush_suit_)
+      flush_triple_[flush_triples_++] = static_cast<std::uint16_t>((1u << rank_of(x)) | (1u << rank_of(y)) | (1u << rank_of(z)));
   }
 }
 
-strength_t omaha_board::high(std::span<const card_t> hole) const noexcept {
+strength_t omaha_board::flush_high(std::span<const card_t> hole) const noexcept {
+  std::array<unsigned, 5> mask{};
+  std::size_t k = 0;
+  for (card_t c : hole)
+    if (suit_of(c) == flush_suit_) mask[k++] = 1u << rank_of(c);
+  if (k < 2) return 0;
   const auto& ev = hand_evaluator::instance();
   strength_t best = 0;
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = i + 1; j < k; ++j)
+      for (unsigned t = 0; t < flush_triples_; ++t) best = std::max(best, ev.by_flush_mask(mask[i] | mask[j] | flush_triple_[t]));
+  return best;
+}
+
+template <std::size_t H>
+strength_t omaha_board::high_n(const card_t* h) const noexcept {
+  strength_t best = 0;
+  for (std::size_t i = 0; i < H; ++i)
+    for (std::size_t j = i + 1; j < H; ++j) best = std::max(best, row_[internal::omaha_tables::pair_column(h[i], h[j])]);
+  if (flush_suit_ != 4) [[unlikely]]
+    best = std::max(best, flush_high({h, H}));
+  return best;
+}
+
+strength_t omaha_board::high(std::span<const card_t> hole) const noexcept {
+  switch (hole.size()) {
+    case 4: return high_n<4>(hole.data());
+    case 5: return high_n<5>(hole.data());
+    default: break;
+  }
+  strength_t best = 0;
   for (std::size_t i = 0; i < hole.size(); ++i)
-    for (std::size_t j = i + 1; j < hole.size(); ++j) {
-      const std::uint64_t pair = rank_key(hole[i]) + rank_key(hole[j]);
-      for (unsigned t = 0; t < 10; ++t) best = std::max(best, ev.by_ranks(pair + triple_key_[t]));
-      if (any_flush_ && suit_of(hole[i]) == suit_of(hole[j])) {
-        const unsigned s = suit_of(hole[i]);
-        const unsigned pm = (1u << rank_of(hole[i])) | (1u << rank_of(hole[j]));
-        for (unsigned t = 0; t < 10; ++t)
-          if (triple_suit_[t] == s) best = std::max(best, ev.by_flush_mask(pm | triple_flush_[t]));
-      }
-    }
+    for (std::size_t j = i + 1; j < hole.size(); ++j)
+      best = std::max(best, row_[internal::omaha_tables::pair_column(hole[i], hole[j])]);
+  if (flush_suit_ != 4) best = std::max(best, flush_high(hole));
   return best;
 }
 
 low_t omaha_board::low(std::span<const card_t> hole) const noexcept {
-  if (low_triples_ == 0) return 0;
-  unsigned best = 256;
-  for (std::size_t i = 0; i < hole.size(); ++i)
-    for (std::size_t j = i + 1; j < hole.size(); ++j) {
-      const unsigned a = low_bit(hole[i]), b = low_bit(hole[j]);
-      if (!a || !b || a == b) continue;
-      for (unsigned t = 0; t < low_triples_; ++t)
-        if (!(lows_[t] & (a | b))) best = std::min(best, lows_[t] | a | b);
-    }
-  return static_cast<low_t>(256 - best);
+  using internal::omaha_tables;
+  unsigned hole_set = 0;
+  for (card_t c : hole) hole_set |= omaha_tables::low_bit(c);
+  return omaha_tables::instance().low(low_set_, hole_set);
 }
 
 namespace {

@@ -2,12 +2,16 @@
 // board cards), high only or hi/lo 8-or-better, evaluation and equity (exact and Monte Carlo)
 // for 2..10 fixed hands.
 //
-// High: the best of the C(h, 2) x C(5, 3) five-card hands by hand_evaluator (the board's ten
-// triples are prepared once per board, so each candidate is one perfect-hash lookup).
+// High: the best of the C(h, 2) x C(5, 3) five-card hands by hand_evaluator's order. Without
+// a flush only ranks matter: a prepared board points at its row of internal::omaha_tables
+// (best strength per hole rank pair over its ten triples), so a hand is C(h, 2) loads from one
+// 182-byte row; flush candidates (a suit with 3+ board cards and 2+ hole cards) are added
+// from the flush table.
 // Low (8 or better): five distinct ranks from ace (low) to eight, two from the hand and three
 // from the board; straights and flushes do not count. As a set of ranks (bit 0 = ace ...
 // bit 7 = eight) two lows compare like the numbers their bit masks spell (highest card first),
-// so the best low is the smallest mask over disjoint (hole pair, board triple) pairs.
+// so the best low is the smallest mask over disjoint (hole pair, board triple) pairs; it
+// depends only on the two sets of distinct low ranks, one load from a 64 KB table.
 // Hi/lo pots: half to the best high and half to the best low (ties split each half, so a
 // pot can be quartered); with no qualifying low the high takes all. Shares are counted in
 // 1/omaha_pot_units of a pot (2 x 2520), always whole numbers.
@@ -43,13 +47,15 @@ class omaha_board {
   [[nodiscard]] low_t low(std::span<const card_t> hole) const noexcept;
 
  private:
-  std::array<std::uint64_t, 10> triple_key_{};      // rank-count keys (hand_eval.hpp layout)
-  std::array<std::uint8_t, 10> triple_suit_{};      // the triple's suit if all three share it, else 4
-  std::array<std::uint16_t, 10> triple_flush_{};    // that suit's rank mask (fairdeck order)
-  std::array<std::uint8_t, 10> triple_low_{};       // low rank mask if three distinct low ranks, else 0
-  unsigned low_triples_ = 0;
-  std::array<std::uint8_t, 10> lows_{};             // the distinct valid low triples
-  bool any_flush_ = false;
+  template <std::size_t H>
+  [[nodiscard]] strength_t high_n(const card_t* hole) const noexcept;
+  [[nodiscard]] strength_t flush_high(std::span<const card_t> hole) const noexcept;
+
+  const strength_t* row_ = nullptr;                 // internal::omaha_tables row of the board's ranks
+  unsigned low_set_ = 0;                            // distinct low ranks on the board (ace bit 0 .. eight bit 7)
+  unsigned flush_suit_ = 4;                         // the suit with 3+ board cards, 4 if none
+  unsigned flush_triples_ = 0;
+  std::array<std::uint16_t, 10> flush_triple_{};    // rank masks (fairdeck order) of its board triples
 };
 
 // Checked one-off evaluation: 4..5 distinct hole cards and 5 board cards.
