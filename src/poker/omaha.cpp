@@ -1,6 +1,7 @@
 #include "fairdeck/poker/omaha.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <mutex>
 #include <stdexcept>
 
@@ -12,75 +13,34 @@
 #include "fairdeck/shuffle/partial_shuffle.hpp"
 
 namespace fairdeck::poker {
-namespace {
-
-constexpr std::array<std::array<std::uint8_t, 3>, 10> triples{{{0, 1, 2}, {0, 1, 3}, {0, 1, 4}, {0, 2, 3}, {0, 2, 4},
-                                                              {0, 3, 4}, {1, 2, 3}, {1, 2, 4}, {1, 3, 4}, {2, 3, 4}}};
-
-
-}  // namespace
-
-omaha_board::omaha_board(std::span<const card_t, 5> b) noexcept {
-  using internal::omaha_tables;
-  row_ = omaha_tables::instance().high_row(b.data());
-  std::array<unsigned, 4> per_suit{};
-  for (card_t c : b) {
-    ++per_suit[suit_of(c)];
-    low_set_ |= omaha_tables::low_bit(c);
-  }
-  for (unsigned s = 0; s < 4; ++s)
-    if (per_suit[s] >= 3) flush_suit_ = s;  // at most one suit with 3+ of 5 cards
-  if (flush_suit_ == 4) return;
-  for (const auto& t : triples) {
-    const card_t x = b[t[0]], y = b[t[1]], z = b[t[2]];
-    if (suit_of(x) == flush_suit_ && suit_of(y) == flush_suit_ && suit_of(z) == flush_suit_)
-      flush_triple_[flush_triples_++] = static_cast<std::uint16_t>((1u << rank_of(x)) | (1u << rank_of(y)) | (1u << rank_of(z)));
-  }
-}
-
+// Flush candidates: two hole cards and three board cards of the board's 3+ suit (rare; bit
+// loops over the suit's rank masks).
 strength_t omaha_board::flush_high(std::span<const card_t> hole) const noexcept {
-  std::array<unsigned, 5> mask{};
-  std::size_t k = 0;
-  for (card_t c : hole)
-    if (suit_of(c) == flush_suit_) mask[k++] = 1u << rank_of(c);
-  if (k < 2) return 0;
+  std::uint64_t cards = 0;
+  for (card_t c : hole) cards |= std::uint64_t{1} << c;
+  const unsigned hm = static_cast<unsigned>(cards >> flush_shift_) & 0x1fff;
+  if (std::popcount(hm) < 2) return 0;
   const auto& ev = hand_evaluator::instance();
+  auto low = [](unsigned m) { return m & (0u - m); };
   strength_t best = 0;
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t j = i + 1; j < k; ++j)
-      for (unsigned t = 0; t < flush_triples_; ++t) best = std::max(best, ev.by_flush_mask(mask[i] | mask[j] | flush_triple_[t]));
+  for (unsigned a = hm; a; a &= a - 1)
+    for (unsigned b = a & (a - 1); b; b &= b - 1) {
+      const unsigned pair = low(a) | low(b);
+      for (unsigned x = flush_board_; x; x &= x - 1)
+        for (unsigned y = x & (x - 1); y; y &= y - 1)
+          for (unsigned z = y & (y - 1); z; z &= z - 1)
+            best = std::max(best, ev.by_flush_mask(pair | low(x) | low(y) | low(z)));
+    }
   return best;
 }
 
-template <std::size_t H>
-strength_t omaha_board::high_n(const card_t* h) const noexcept {
-  strength_t best = 0;
-  for (std::size_t i = 0; i < H; ++i)
-    for (std::size_t j = i + 1; j < H; ++j) best = std::max(best, row_[internal::omaha_tables::pair_column(h[i], h[j])]);
-  if (flush_suit_ != 4) [[unlikely]]
-    best = std::max(best, flush_high({h, H}));
-  return best;
-}
-
-strength_t omaha_board::high(std::span<const card_t> hole) const noexcept {
-  switch (hole.size()) {
-    case 4: return high_n<4>(hole.data());
-    case 5: return high_n<5>(hole.data());
-    default: break;
-  }
+strength_t omaha_board::high_any(std::span<const card_t> hole) const noexcept {
   strength_t best = 0;
   for (std::size_t i = 0; i < hole.size(); ++i)
     for (std::size_t j = i + 1; j < hole.size(); ++j)
       best = std::max(best, row_[internal::omaha_tables::pair_column(hole[i], hole[j])]);
-  if (flush_suit_ != 4) best = std::max(best, flush_high(hole));
+  if (flush_board_) best = std::max(best, flush_high(hole));
   return best;
-}
-
-low_t omaha_board::low(std::span<const card_t> hole) const noexcept {
-  using internal::omaha_tables;
-  unsigned hole_set = 0;
-  for (card_t c : hole) hole_set |= omaha_tables::low_bit(c);
-  return omaha_tables::instance().low(low_set_, hole_set);
 }
 
 namespace {

@@ -7,37 +7,11 @@
 namespace fairdeck::poker::internal {
 namespace {
 
-constexpr unsigned binomial(unsigned n, unsigned k) {
-  if (k > n) return 0;
-  unsigned r = 1;
-  for (unsigned i = 1; i <= k; ++i) r = r * (n - k + i) / i;
-  return r;
-}
-
-// colex_[i][r] = C(r + i, i + 1): the contribution of the i-th smallest rank r (strictly
-// increasing values r_i + i, Knuth TAOCP 7.2.1.3 "combinatorial number system").
-constexpr std::array<std::array<std::uint16_t, 13>, 5> make_colex() {
-  std::array<std::array<std::uint16_t, 13>, 5> t{};
-  for (unsigned i = 0; i < 5; ++i)
-    for (unsigned r = 0; r < 13; ++r) t[i][r] = static_cast<std::uint16_t>(binomial(r + i, i + 1));
-  return t;
-}
-constexpr auto colex_ = make_colex();
-
-constexpr std::array<std::uint8_t, 52> make_card_rank() {
-  std::array<std::uint8_t, 52> t{};
-  for (card_t c = 0; c < 52; ++c) t[c] = static_cast<std::uint8_t>(rank_of(c));
-  return t;
-}
-constexpr auto card_rank_ = make_card_rank();
-
-constexpr unsigned rank_pair_column(unsigned p, unsigned q) {
-  if (p > q) std::swap(p, q);
-  return q * (q + 1) / 2 + p;
-}
+using omaha_detail::rank_pair_column;
 
 unsigned colex_id(const std::array<unsigned, 5>& r) {  // r sorted ascending
-  return colex_[0][r[0]] + colex_[1][r[1]] + colex_[2][r[2]] + colex_[3][r[3]] + colex_[4][r[4]];
+  const auto& cx = omaha_detail::colex;
+  return cx[0][r[0]] + cx[1][r[1]] + cx[2][r[2]] + cx[3][r[3]] + cx[4][r[4]];
 }
 
 std::uint64_t rank_key(unsigned fairdeck_rank) { return std::uint64_t{1} << (3 * ((fairdeck_rank + 12) % 13)); }
@@ -46,26 +20,6 @@ constexpr std::array<std::array<std::uint8_t, 3>, 10> triples{{{0, 1, 2}, {0, 1,
                                                               {0, 3, 4}, {1, 2, 3}, {1, 2, 4}, {1, 3, 4}, {2, 3, 4}}};
 
 }  // namespace
-
-constexpr std::array<std::uint8_t, 52 * 52> make_pair_column() {
-  std::array<std::uint8_t, 52 * 52> t{};
-  for (card_t a = 0; a < 52; ++a)
-    for (card_t b = 0; b < 52; ++b) t[a * 52u + b] = static_cast<std::uint8_t>(rank_pair_column(rank_of(a), rank_of(b)));
-  return t;
-}
-const std::array<std::uint8_t, 52 * 52> omaha_tables::pair_column_ = make_pair_column();
-
-unsigned omaha_tables::board_id(const card_t* b) noexcept {
-  unsigned r0 = card_rank_[b[0]], r1 = card_rank_[b[1]], r2 = card_rank_[b[2]], r3 = card_rank_[b[3]], r4 = card_rank_[b[4]];
-  // Optimal 9-comparator sorting network for five inputs (Knuth TAOCP 5.3.4), branch-free.
-  auto cs = [](unsigned& x, unsigned& y) {
-    const unsigned lo = std::min(x, y), hi = std::max(x, y);
-    x = lo;
-    y = hi;
-  };
-  cs(r0, r1), cs(r3, r4), cs(r2, r4), cs(r2, r3), cs(r0, r3), cs(r0, r2), cs(r1, r4), cs(r1, r3), cs(r1, r2);
-  return colex_[0][r0] + colex_[1][r1] + colex_[2][r2] + colex_[3][r3] + colex_[4][r4];
-}
 
 omaha_tables::omaha_tables() : high_(std::size_t{board_multisets} * rank_pairs), low_(256 * 256) {
   const auto& ev = hand_evaluator::instance();

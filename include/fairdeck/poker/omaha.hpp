@@ -18,12 +18,14 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "fairdeck/poker/equity.hpp"
 #include "fairdeck/poker/hand_eval.hpp"
+#include "fairdeck/poker/internal/omaha_tables.hpp"
 
 namespace fairdeck::poker {
 
@@ -37,25 +39,63 @@ inline constexpr std::uint64_t omaha_pot_units = 2 * pot_units;
 // Low value: 0 = no qualifying low; otherwise 256 - rank mask, so higher is better.
 using low_t = std::uint16_t;
 
-// A complete 5-card board, prepared for evaluating many Omaha hands.
+// A complete 5-card board, prepared for evaluating many Omaha hands (unchecked hot path:
+// distinct cards in [0, 52); omaha_high / omaha_low below check their input).
 class omaha_board {
  public:
-  explicit omaha_board(std::span<const card_t, 5> board) noexcept;
+  explicit omaha_board(std::span<const card_t, 5> b) noexcept : tables_(&internal::omaha_tables::instance()) {
+    const auto& ci = internal::omaha_detail::card_info_table;
+    row_ = tables_->high_row(b.data());
+    unsigned suits = 0x5555;
+    std::uint64_t cards = 0;
+    for (card_t c : b) {
+      suits += ci[c].suit;
+      low_set_ |= ci[c].low;
+      cards |= std::uint64_t{1} << c;
+    }
+    if (const unsigned f = suits & 0x8888) [[unlikely]] {  // 3+ cards of one suit (at most one such suit)
+      flush_shift_ = 13 * (static_cast<unsigned>(std::countr_zero(f)) >> 2);
+      flush_board_ = static_cast<unsigned>(cards >> flush_shift_) & 0x1fff;
+    }
+  }
   // Best high strength of a hand of 2..5 hole cards (exactly two used).
-  [[nodiscard]] strength_t high(std::span<const card_t> hole) const noexcept;
+  [[nodiscard]] strength_t high(std::span<const card_t> hole) const noexcept {
+    switch (hole.size()) {
+      case 4: return high_n<4>(hole.data());
+      case 5: return high_n<5>(hole.data());
+      default: return high_any(hole);
+    }
+  }
   // Best 8-or-better low (0 if none).
-  [[nodiscard]] low_t low(std::span<const card_t> hole) const noexcept;
+  [[nodiscard]] low_t low(std::span<const card_t> hole) const noexcept {
+    unsigned hole_set = 0;
+    for (card_t c : hole) hole_set |= internal::omaha_detail::card_info_table[c].low;
+    return tables_->low(low_set_, hole_set);
+  }
 
  private:
   template <std::size_t H>
-  [[nodiscard]] strength_t high_n(const card_t* hole) const noexcept;
+  [[nodiscard]] strength_t high_n(const card_t* h) const noexcept {
+    strength_t best = 0;
+    for (std::size_t i = 0; i < H; ++i)
+      for (std::size_t j = i + 1; j < H; ++j) {
+        const strength_t v = row_[internal::omaha_tables::pair_column(h[i], h[j])];
+        best = v > best ? v : best;
+      }
+    if (flush_board_) [[unlikely]] {
+      const strength_t f = flush_high({h, H});
+      best = f > best ? f : best;
+    }
+    return best;
+  }
+  [[nodiscard]] strength_t high_any(std::span<const card_t> hole) const noexcept;
   [[nodiscard]] strength_t flush_high(std::span<const card_t> hole) const noexcept;
 
-  const strength_t* row_ = nullptr;                 // internal::omaha_tables row of the board's ranks
-  unsigned low_set_ = 0;                            // distinct low ranks on the board (ace bit 0 .. eight bit 7)
-  unsigned flush_suit_ = 4;                         // the suit with 3+ board cards, 4 if none
-  unsigned flush_triples_ = 0;
-  std::array<std::uint16_t, 10> flush_triple_{};    // rank masks (fairdeck order) of its board triples
+  const internal::omaha_tables* tables_;
+  const strength_t* row_ = nullptr;  // the board's row: best non-flush strength per hole rank pair
+  unsigned low_set_ = 0;             // distinct low ranks on the board (ace bit 0 .. eight bit 7)
+  unsigned flush_shift_ = 0;         // 13 x the suit with 3+ board cards
+  unsigned flush_board_ = 0;         // that suit's board ranks (fairdeck order), 0 if no such suit
 };
 
 // Checked one-off evaluation: 4..5 distinct hole cards and 5 board cards.
