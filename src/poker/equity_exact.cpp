@@ -13,6 +13,7 @@
 // Work items are the first two completion cards, handed to the poker module's parallel helper;
 // per-item tallies are summed in item order, so results never depend on the thread count.
 #include <algorithm>
+#include <bit>
 #include <mutex>
 #include <stdexcept>
 
@@ -353,72 +354,139 @@ class board_scorer {
   std::vector<strength_t> val_;
 };
 
-// Fixed hands (one assignment, no weights): too few combos to share a board's work, so each
-// board is evaluated per player with incremental keys through the perfect hash and tallied
-// in plain integer counters (no symmetry: the per-board bookkeeping would cost more).
-template <unsigned Left, class F>
-void for_each_board_key(std::span<const card_t> deck, std::size_t from, const hand_accumulator& b, F& f) {
-  if constexpr (Left == 0) {
-    f(b);
-  } else {
-    for (std::size_t i = from; i + Left <= deck.size(); ++i) for_each_board_key<Left - 1>(deck, i + 1, b + deck[i], f);
-  }
-}
-
-void fixed_hands_item(const plan& pl, const std::vector<hand_accumulator>& holes, std::span<const card_t> deck,
-                      hand_accumulator board, std::size_t from, unsigned left, item_tally& t) {
-  const auto& ev = hand_evaluator::instance();
-  const std::size_t n = pl.n;
+// Fixed hands (one assignment, no weights): too few combos to share a board's work between
+// hands, so each hand walks its own rank state (internal::rank_states) down the board levels:
+// at the last level a hand's 6-rank state gives a 13-entry row, and the last board card's
+// strength is one load per hand. Flushes: only if some hand holds 4+ cards of a suit among
+// its 6 cards before the last level, that level takes the checked path (suit counters in the
+// hand_accumulator keys, flush table through hand_evaluator). Plain integer counters, no
+// symmetry (the per-board bookkeeping would cost more than it saves here).
+struct fixed_tally {
   std::array<std::uint64_t, equity_max_players> wins{}, ties{}, share{}, share_sq{};
   std::uint64_t outcomes = 0;
-  auto on_board = [&](const hand_accumulator& b) {
-    std::array<strength_t, equity_max_players> s;
+  std::uint64_t w0 = 0, w1 = 0, tie = 0;  // heads-up counters
+};
+
+struct fixed_walk {
+  const hand_evaluator& ev;
+  const rank_states& rs;
+  std::size_t n;
+  std::span<const card_t> deck;
+  std::span<const std::uint8_t> deck_rank;
+  const std::vector<hand_accumulator>& holes;
+  fixed_tally& t;
+
+  using states = std::array<std::uint32_t, equity_max_players>;
+
+  void tally(const strength_t* s) {
     strength_t best = 0;
-    for (std::size_t p = 0; p < n; ++p) best = std::max(best, s[p] = ev.eval(holes[p] + b));
+    for (std::size_t p = 0; p < n; ++p) best = std::max(best, s[p]);
     unsigned k = 0;
     for (std::size_t p = 0; p < n; ++p) k += s[p] == best;
     const std::uint64_t unit = pot_units / k;
     for (std::size_t p = 0; p < n; ++p) {
       if (s[p] != best) continue;
-      ++(k == 1 ? wins[p] : ties[p]);
-      share[p] += unit;
-      share_sq[p] += unit * unit;
+      ++(k == 1 ? t.wins[p] : t.ties[p]);
+      t.share[p] += unit;
+      t.share_sq[p] += unit * unit;
     }
-    ++outcomes;
-  };
-  auto run = [&](auto& f) {
-    switch (left) {
-      case 0: return for_each_board_key<0>(deck, from, board, f);
-      case 1: return for_each_board_key<1>(deck, from, board, f);
-      case 2: return for_each_board_key<2>(deck, from, board, f);
-      default: return for_each_board_key<3>(deck, from, board, f);
-    }
-  };
-  if (n == 2) {  // heads-up: branch-free counters
-    std::uint64_t w0 = 0, w1 = 0, tie = 0;
-    auto heads_up = [&](const hand_accumulator& b) {
-      const strength_t s0 = ev.eval(holes[0] + b), s1 = ev.eval(holes[1] + b);
-      w0 += s0 > s1, w1 += s1 > s0, tie += s0 == s1;
-    };
-    run(heads_up);
-    outcomes = w0 + w1 + tie;
-    wins = {w0, w1};
-    ties = {tie, tie};
-    for (std::size_t p = 0; p < 2; ++p) {
-      share[p] = wins[p] * pot_units + tie * (pot_units / 2);
-      share_sq[p] = wins[p] * pot_units * pot_units + tie * (pot_units / 2) * (pot_units / 2);
-    }
-  } else {
-    run(on_board);
+    ++t.outcomes;
   }
-  t.outcomes += outcomes;
-  t.total_weight += static_cast<double>(outcomes);
+
+  // A complete board: every hand through the perfect hash.
+  void full(const hand_accumulator& b) {
+    std::array<strength_t, equity_max_players> s{};
+    for (std::size_t p = 0; p < n; ++p) s[p] = ev.eval(holes[p] + b);
+    if (n == 2) {
+      t.w0 += s[0] > s[1], t.w1 += s[1] > s[0], t.tie += s[0] == s[1];
+    } else {
+      tally(s.data());
+    }
+  }
+
+  // The last board card, from deck[from..].
+  void last(std::size_t from, const states& st, const hand_accumulator& b) {
+    bool maybe_flush = false;
+    for (std::size_t p = 0; p < n; ++p)  // 4+ of a suit among its 6 cards: bit 3 of (count + 3 + 1)
+      maybe_flush |= (((holes[p] + b).key + (std::uint64_t{0x1111} << 48)) & eval_detail::flush_bits) != 0;
+    if (maybe_flush) {
+      for (std::size_t i = from; i < deck.size(); ++i) full(b + deck[i]);
+      return;
+    }
+    if (n == 2) {
+      const strength_t* r0 = rs.row(st[0]);
+      const strength_t* r1 = rs.row(st[1]);
+      std::uint64_t w0 = 0, w1 = 0, tie = 0;
+      for (std::size_t i = from; i < deck.size(); ++i) {
+        const strength_t s0 = r0[deck_rank[i]], s1 = r1[deck_rank[i]];
+        w0 += s0 > s1, w1 += s1 > s0, tie += s0 == s1;
+      }
+      t.w0 += w0, t.w1 += w1, t.tie += tie;
+      return;
+    }
+    std::array<const strength_t*, equity_max_players> row{};
+    for (std::size_t p = 0; p < n; ++p) row[p] = rs.row(st[p]);
+    std::array<strength_t, equity_max_players> s{};
+    for (std::size_t i = from; i < deck.size(); ++i) {
+      for (std::size_t p = 0; p < n; ++p) s[p] = row[p][deck_rank[i]];
+      tally(s.data());
+    }
+  }
+
+  template <unsigned Left>
+  void walk(std::size_t from, const states& st, const hand_accumulator& b) {
+    if constexpr (Left == 0) {
+      full(b);
+    } else if constexpr (Left == 1) {
+      last(from, st, b);
+    } else {
+      for (std::size_t i = from; i + Left <= deck.size(); ++i) {
+        states next{};
+        for (std::size_t p = 0; p < n; ++p) next[p] = rs.next(st[p], deck_rank[i]);
+        walk<Left - 1>(i + 1, next, b + deck[i]);
+      }
+    }
+  }
+};
+
+void fixed_hands_item(const plan& pl, const std::vector<hand_accumulator>& holes, std::span<const std::uint8_t> deck_rank,
+                      std::span<const card_t> board_cards, std::size_t from, unsigned left, item_tally& t) {
+  const auto& rs = rank_states::instance();
+  const std::size_t n = pl.n;
+  fixed_tally ft;
+  fixed_walk w{hand_evaluator::instance(), rs, n, pl.deck, deck_rank, holes, ft};
+  fixed_walk::states st{};
+  hand_accumulator board;
+  for (card_t c : board_cards) board = board + c;
+  for (std::size_t p = 0; p < n; ++p) {
+    st[p] = rank_states::empty;
+    for (std::uint64_t m = holes[p].cards | board.cards; m; m &= m - 1)
+      st[p] = rs.next(st[p], rank_of(static_cast<card_t>(std::countr_zero(m))));
+  }
+  switch (left) {
+    case 0: w.walk<0>(from, st, board); break;
+    case 1: w.walk<1>(from, st, board); break;
+    case 2: w.walk<2>(from, st, board); break;
+    default: w.walk<3>(from, st, board); break;
+  }
+  if (n == 2) {
+    ft.outcomes += ft.w0 + ft.w1 + ft.tie;
+    const std::array<std::uint64_t, 2> won{ft.w0, ft.w1};
+    for (std::size_t p = 0; p < 2; ++p) {
+      ft.wins[p] += won[p];
+      ft.ties[p] += ft.tie;
+      ft.share[p] += won[p] * pot_units + ft.tie * (pot_units / 2);
+      ft.share_sq[p] += won[p] * pot_units * pot_units + ft.tie * (pot_units / 2) * (pot_units / 2);
+    }
+  }
+  t.outcomes += ft.outcomes;
+  t.total_weight += static_cast<double>(ft.outcomes);
   for (std::size_t p = 0; p < n; ++p) {
     auto& pt = t.players[p];
-    pt.wins += wins[p], pt.ties += ties[p], pt.share += share[p], pt.share_sq += share_sq[p];
-    pt.weighted_wins += static_cast<double>(wins[p]);
-    pt.weighted_ties += static_cast<double>(ties[p]);
-    pt.weighted_share += static_cast<double>(share[p]);
+    pt.wins += ft.wins[p], pt.ties += ft.ties[p], pt.share += ft.share[p], pt.share_sq += ft.share_sq[p];
+    pt.weighted_wins += static_cast<double>(ft.wins[p]);
+    pt.weighted_ties += static_cast<double>(ft.ties[p]);
+    pt.weighted_share += static_cast<double>(ft.share[p]);
   }
 }
 
@@ -454,8 +522,8 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
   const auto& rs = rank_states::instance();
   const bool fixed_hands = pl.assignments == 1 && !pl.weighted;
   std::vector<hand_accumulator> holes(pl.n);
-  hand_accumulator board_key;
-  for (card_t c : in.board) board_key = board_key + c;
+  std::vector<std::uint8_t> deck_rank;
+  for (card_t c : pl.deck) deck_rank.push_back(static_cast<std::uint8_t>(rank_of(c)));
   if (fixed_hands)
     for (std::size_t p = 0; p < pl.n; ++p) holes[p] = hand_accumulator{} + in.ranges[p][0][0] + in.ranges[p][0][1];
   std::vector<item_tally> items(firsts.size(), item_tally{std::vector<player_tally>(pl.n), 0, 0});
@@ -470,10 +538,12 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     const auto [i, j] = firsts[item];
     if (fixed_hands) {
       const unsigned fixed_cards = std::min(pl.need, 2u);
-      hand_accumulator b = board_key;
-      if (fixed_cards >= 1) b = b + pl.deck[i];
-      if (fixed_cards >= 2) b = b + pl.deck[j];
-      fixed_hands_item(pl, holes, pl.deck, b, fixed_cards == 2 ? j + 1u : i + 1u, pl.need - fixed_cards, t);
+      std::array<card_t, 5> b{};
+      std::copy(in.board.begin(), in.board.end(), b.begin());
+      std::size_t k = in.board.size();
+      if (fixed_cards >= 1) b[k++] = pl.deck[i];
+      if (fixed_cards >= 2) b[k++] = pl.deck[j];
+      fixed_hands_item(pl, holes, deck_rank, {b.data(), k}, fixed_cards == 2 ? j + 1u : i + 1u, pl.need - fixed_cards, t);
     } else if (pl.need >= 2) {
       completions(pl.need - 2, rs, pl.deck, j + 1u, add(rs, add(rs, pl.board0, pl.deck[i]), pl.deck[j]), on_board);
     } else if (pl.need == 1) {
