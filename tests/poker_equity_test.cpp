@@ -74,25 +74,32 @@ TEST(PokerEquity, MatchesBruteForceWithTheReferenceEvaluator) {
   }
 }
 
-// The fixed-hands path (a rank state per hand, one row load for the last board card, a
-// checked path when a hand may make a flush) against a plain loop over every board through
-// hand_evaluator::eval7: every player's wins, ties and pot shares, for 2-5 players, preflop,
-// flop, turn and river, and hands and boards chosen to make flushes (and straight flushes).
+// The fixed-hands path (boards counted by rank multiset, then flush boards corrected one by
+// one) against a plain loop over every board through
+// hand_evaluator::eval7: every player's wins, ties and pot shares, for 2-10 players, preflop,
+// flop, turn and river, dead cards, and hands and boards chosen to make flushes (and straight
+// flushes, and flushes for several players in one suit).
 TEST(PokerEquity, FixedHandsMatchAPlainLoopOverBoards) {
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
-      {{"AhKh", "QsQd"}, ""},
-      {{"AhKh", "QhJh"}, ""},
-      {{"7s6s", "AdAc", "KhQh"}, ""},
-      {{"AhKh", "QhJh"}, "2h 7h 9c"},
-      {{"AsKs", "9s8s", "QdQc"}, "7s 6s Td"},
-      {{"2c2d", "AsKd", "JhTh", "9c8c", "5s5h"}, "Jc 7c"},
-      {{"AhKh", "QhJh"}, "2h 7h 9h 3c"},
-      {{"AcKd", "7h7d", "9s8s"}, "Ts 6s 2d Kc"},
-      {{"AhKh", "6d6c"}, "2h 3h 4h 5h 9c"},
+  struct fixed_case {
+    std::vector<std::string> hands;
+    std::string board, dead;
+  };
+  const std::vector<fixed_case> cases{
+      {{"AhKh", "QsQd"}, "", ""},
+      {{"AhKh", "QhJh"}, "", ""},
+      {{"7s6s", "AdAc", "KhQh"}, "", ""},
+      {{"AhKh", "QsQd"}, "", "2h 3h 4h Tc"},
+      {{"AhKh", "QhJh"}, "2h 7h 9c", ""},
+      {{"AsKs", "9s8s", "QdQc"}, "7s 6s Td", ""},
+      {{"2c2d", "AsKd", "JhTh", "9c8c", "5s5h"}, "Jc 7c", ""},
+      {{"AhKh", "QhJh"}, "2h 7h 9h 3c", ""},
+      {{"AcKd", "7h7d", "9s8s"}, "Ts 6s 2d Kc", "5s"},
+      {{"AhKh", "6d6c"}, "2h 3h 4h 5h 9c", ""},
+      {{"AcAd", "KcKd", "QcQd", "JcJd", "TcTd", "9c9d", "8c8d", "7c7d", "6c6d", "5h4h"}, "", ""},
   };
   const auto& ev = hand_evaluator::instance();
-  for (const auto& [hands, board_text] : cases) {
-    const auto in = make(hands, board_text);
+  for (const auto& [hands, board_text, dead_text] : cases) {
+    const auto in = make(hands, board_text, dead_text);
     const auto r = exact_equity(in, 2);
     const std::size_t n = hands.size();
     std::vector<std::vector<card_t>> holes;
@@ -103,6 +110,7 @@ TEST(PokerEquity, FixedHandsMatchAPlainLoopOverBoards) {
     }
     const auto board = parse_card_run(board_text);
     for (card_t c : board) used |= card_bit(c);
+    for (card_t c : parse_card_run(dead_text)) used |= card_bit(c);
     std::vector<card_t> rest;
     for (card_t c = 0; c < 52; ++c)
       if (!(used >> c & 1)) rest.push_back(c);

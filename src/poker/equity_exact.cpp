@@ -354,31 +354,23 @@ class board_scorer {
   std::vector<strength_t> val_;
 };
 
-// Fixed hands (one assignment, no weights): too few combos to share a board's work between
-// hands, so each hand walks its own rank state (internal::rank_states) down the board levels:
-// at the last level a hand's 6-rank state gives a 13-entry row, and the last board card's
-// strength is one load per hand. Flushes: only if some hand holds 4+ cards of a suit among
-// its 6 cards before the last level, that level takes the checked path (suit counters in the
-// hand_accumulator keys, flush table through hand_evaluator). Plain integer counters, no
-// symmetry (the per-board bookkeeping would cost more than it saves here).
+// Fixed hands (one assignment, no weights). Without flushes a showdown depends only on the
+// board's ranks, so boards are counted by rank multiset: the missing board ranks r1 <= .. <=
+// rk are enumerated with weight prod C(available cards of rank r, copies of r), each hand's
+// rank state (internal::rank_states) advancing one rank per level and the last rank read from
+// the hand's row - a few thousand multisets instead of 1.7 million boards preflop. Flushes are
+// then corrected board by board: a flush in suit s needs 5 - (most hole cards of s any player
+// holds) board cards of s, at least three, so at most one suit per board qualifies; for each
+// suit, exactly those boards are enumerated card by card and, where some hand makes a flush,
+// the true showdown is added and the rank-only one (the same by_ranks strengths the rows hold)
+// subtracted. Counters are unsigned and the corrections wrap modulo 2^64, so the sums are the
+// same integers as a plain loop over all boards (tests/poker_equity_test.cpp checks that).
 struct fixed_tally {
   std::array<std::uint64_t, equity_max_players> wins{}, ties{}, share{}, share_sq{};
   std::uint64_t outcomes = 0;
-  std::uint64_t w0 = 0, w1 = 0, tie = 0;  // heads-up counters
-};
 
-struct fixed_walk {
-  const hand_evaluator& ev;
-  const rank_states& rs;
-  std::size_t n;
-  std::span<const card_t> deck;
-  std::span<const std::uint8_t> deck_rank;
-  const std::vector<hand_accumulator>& holes;
-  fixed_tally& t;
-
-  using states = std::array<std::uint32_t, equity_max_players>;
-
-  void tally(const strength_t* s) {
+  // One showdown with strengths s, counted w times (w = 2^64 - 1 subtracts one).
+  void add(const strength_t* s, std::size_t n, std::uint64_t w) {
     strength_t best = 0;
     for (std::size_t p = 0; p < n; ++p) best = std::max(best, s[p]);
     unsigned k = 0;
@@ -386,108 +378,158 @@ struct fixed_walk {
     const std::uint64_t unit = pot_units / k;
     for (std::size_t p = 0; p < n; ++p) {
       if (s[p] != best) continue;
-      ++(k == 1 ? t.wins[p] : t.ties[p]);
-      t.share[p] += unit;
-      t.share_sq[p] += unit * unit;
-    }
-    ++t.outcomes;
-  }
-
-  // A complete board: every hand through the perfect hash.
-  void full(const hand_accumulator& b) {
-    std::array<strength_t, equity_max_players> s{};
-    for (std::size_t p = 0; p < n; ++p) s[p] = ev.eval(holes[p] + b);
-    if (n == 2) {
-      t.w0 += s[0] > s[1], t.w1 += s[1] > s[0], t.tie += s[0] == s[1];
-    } else {
-      tally(s.data());
-    }
-  }
-
-  // The last board card, from deck[from..].
-  void last(std::size_t from, const states& st, const hand_accumulator& b) {
-    bool maybe_flush = false;
-    for (std::size_t p = 0; p < n; ++p)  // 4+ of a suit among its 6 cards: bit 3 of (count + 3 + 1)
-      maybe_flush |= (((holes[p] + b).key + (std::uint64_t{0x1111} << 48)) & eval_detail::flush_bits) != 0;
-    if (maybe_flush) {
-      for (std::size_t i = from; i < deck.size(); ++i) full(b + deck[i]);
-      return;
-    }
-    if (n == 2) {
-      const strength_t* r0 = rs.row(st[0]);
-      const strength_t* r1 = rs.row(st[1]);
-      std::uint64_t w0 = 0, w1 = 0, tie = 0;
-      for (std::size_t i = from; i < deck.size(); ++i) {
-        const strength_t s0 = r0[deck_rank[i]], s1 = r1[deck_rank[i]];
-        w0 += s0 > s1, w1 += s1 > s0, tie += s0 == s1;
-      }
-      t.w0 += w0, t.w1 += w1, t.tie += tie;
-      return;
-    }
-    std::array<const strength_t*, equity_max_players> row{};
-    for (std::size_t p = 0; p < n; ++p) row[p] = rs.row(st[p]);
-    std::array<strength_t, equity_max_players> s{};
-    for (std::size_t i = from; i < deck.size(); ++i) {
-      for (std::size_t p = 0; p < n; ++p) s[p] = row[p][deck_rank[i]];
-      tally(s.data());
-    }
-  }
-
-  template <unsigned Left>
-  void walk(std::size_t from, const states& st, const hand_accumulator& b) {
-    if constexpr (Left == 0) {
-      full(b);
-    } else if constexpr (Left == 1) {
-      last(from, st, b);
-    } else {
-      for (std::size_t i = from; i + Left <= deck.size(); ++i) {
-        states next{};
-        for (std::size_t p = 0; p < n; ++p) next[p] = rs.next(st[p], deck_rank[i]);
-        walk<Left - 1>(i + 1, next, b + deck[i]);
-      }
+      (k == 1 ? wins[p] : ties[p]) += w;
+      share[p] += w * unit;
+      share_sq[p] += w * unit * unit;
     }
   }
 };
 
-void fixed_hands_item(const plan& pl, const std::vector<hand_accumulator>& holes, std::span<const std::uint8_t> deck_rank,
-                      std::span<const card_t> board_cards, std::size_t from, unsigned left, item_tally& t) {
-  const auto& rs = rank_states::instance();
-  const std::size_t n = pl.n;
-  fixed_tally ft;
-  fixed_walk w{hand_evaluator::instance(), rs, n, pl.deck, deck_rank, holes, ft};
-  fixed_walk::states st{};
-  hand_accumulator board;
-  for (card_t c : board_cards) board = board + c;
-  for (std::size_t p = 0; p < n; ++p) {
-    st[p] = rank_states::empty;
-    for (std::uint64_t m = holes[p].cards | board.cards; m; m &= m - 1)
-      st[p] = rs.next(st[p], rank_of(static_cast<card_t>(std::countr_zero(m))));
+class fixed_hands {
+ public:
+  fixed_hands(const plan& pl, const std::vector<hand_accumulator>& holes, std::span<const card_t> board)
+      : pl_(pl), holes_(holes), rs_(rank_states::instance()), ev_(hand_evaluator::instance()) {
+    for (card_t c : board) board_ = board_ + c;
+    for (card_t c : pl.deck) ++avail_[rank_of(c)];
   }
-  switch (left) {
-    case 0: w.walk<0>(from, st, board); break;
-    case 1: w.walk<1>(from, st, board); break;
-    case 2: w.walk<2>(from, st, board); break;
-    default: w.walk<3>(from, st, board); break;
+
+  // Item 0: every rank multiset of the missing board cards; items 1..4: suit s = item - 1.
+  void item(unsigned item, fixed_tally& t) const {
+    if (item == 0) return multisets(t);
+    if (pl_.need > 0) flush_corrections(item - 1, t);  // a complete board is evaluated directly
   }
-  if (n == 2) {
-    ft.outcomes += ft.w0 + ft.w1 + ft.tie;
-    const std::array<std::uint64_t, 2> won{ft.w0, ft.w1};
-    for (std::size_t p = 0; p < 2; ++p) {
-      ft.wins[p] += won[p];
-      ft.ties[p] += ft.tie;
-      ft.share[p] += won[p] * pot_units + ft.tie * (pot_units / 2);
-      ft.share_sq[p] += won[p] * pot_units * pot_units + ft.tie * (pot_units / 2) * (pot_units / 2);
+
+ private:
+  using states = std::array<std::uint32_t, equity_max_players>;
+
+  void multisets(fixed_tally& t) const {
+    const std::size_t n = pl_.n;
+    if (pl_.need == 0) {  // complete board
+      std::array<strength_t, equity_max_players> s{};
+      for (std::size_t p = 0; p < n; ++p) s[p] = ev_.eval(holes_[p] + board_);
+      t.add(s.data(), n, 1);
+      t.outcomes = 1;
+      return;
+    }
+    states st{};
+    for (std::size_t p = 0; p < n; ++p) {
+      st[p] = rank_states::empty;
+      for (std::uint64_t m = holes_[p].cards | board_.cards; m; m &= m - 1)
+        st[p] = rs_.next(st[p], rank_of(static_cast<card_t>(std::countr_zero(m))));
+    }
+    ranks(0, pl_.need, 1, st, t);
+  }
+
+  // The remaining `left` (>= 1) board ranks from ranks >= r0; w = boards per multiset so far.
+  void ranks(unsigned r0, unsigned left, std::uint64_t w, const states& st, fixed_tally& t) const {
+    const std::size_t n = pl_.n;
+    for (unsigned r = r0; r < 13; ++r) {
+      states s = st;
+      for (unsigned c = 1; c <= std::min(left, avail_[r]); ++c) {  // c copies of rank r
+        const std::uint64_t wc = w * choose(avail_[r], c);
+        if (c == left) {  // the last rank: one row load per hand (s holds c - 1 copies)
+          std::array<strength_t, equity_max_players> v{};
+          for (std::size_t p = 0; p < n; ++p) v[p] = rs_.row(s[p])[r];
+          t.add(v.data(), n, wc);
+          t.outcomes += wc;
+          break;
+        }
+        for (std::size_t p = 0; p < n; ++p) s[p] = rs_.next(s[p], r);
+        ranks(r + 1, left - c, wc, s, t);
+      }
     }
   }
-  t.outcomes += ft.outcomes;
-  t.total_weight += static_cast<double>(ft.outcomes);
-  for (std::size_t p = 0; p < n; ++p) {
-    auto& pt = t.players[p];
-    pt.wins += ft.wins[p], pt.ties += ft.ties[p], pt.share += ft.share[p], pt.share_sq += ft.share_sq[p];
-    pt.weighted_wins += static_cast<double>(ft.wins[p]);
-    pt.weighted_ties += static_cast<double>(ft.ties[p]);
-    pt.weighted_share += static_cast<double>(ft.share[p]);
+
+  void flush_corrections(unsigned suit, fixed_tally& t) const {
+    unsigned most = 0, given = 0;
+    for (const auto& h : holes_) most = std::max(most, static_cast<unsigned>(std::popcount(h.cards >> (13 * suit) & 0x1fff)));
+    given = static_cast<unsigned>(std::popcount(board_.cards >> (13 * suit) & 0x1fff));
+    const unsigned needed = 5 - std::min(5u, most + given);  // new cards of the suit for any flush
+    if (needed > pl_.need) return;
+    std::vector<card_t> in_suit, other;
+    for (card_t c : pl_.deck) (suit_of(c) == suit ? in_suit : other).push_back(c);
+    for (unsigned k = needed; k <= pl_.need; ++k) {
+      // k cards of the suit, then need - k others.
+      auto others = [&](auto& self, std::size_t from, unsigned left, const hand_accumulator& b) -> void {
+        if (left == 0) return correct(b, t);
+        for (std::size_t i = from; i + left <= other.size(); ++i) self(self, i + 1, left - 1, b + other[i]);
+      };
+      auto suited = [&](auto& self, std::size_t from, unsigned left, const hand_accumulator& b) -> void {
+        if (left == 0) return others(others, 0, pl_.need - k, b);
+        for (std::size_t i = from; i + left <= in_suit.size(); ++i) self(self, i + 1, left - 1, b + in_suit[i]);
+      };
+      suited(suited, 0, k, board_);
+    }
   }
+
+  // A complete board of the suit's flush boards: true showdown minus the rank-only one.
+  void correct(const hand_accumulator& b, fixed_tally& t) const {
+    const std::size_t n = pl_.n;
+    std::uint64_t any = 0;
+    for (std::size_t p = 0; p < n; ++p) any |= (holes_[p] + b).key;
+    if (!(any & eval_detail::flush_bits)) return;  // suit counters never carry: no hand flushes
+    std::array<strength_t, equity_max_players> real{}, ranks_only{};
+    for (std::size_t p = 0; p < n; ++p) {
+      const hand_accumulator h = holes_[p] + b;
+      real[p] = ev_.eval(h);
+      ranks_only[p] = ev_.by_ranks(h.key & eval_detail::rank_bits);
+    }
+    if (real == ranks_only) return;
+    t.add(real.data(), n, 1);
+    t.add(ranks_only.data(), n, ~std::uint64_t{0});
+  }
+
+  const plan& pl_;
+  const std::vector<hand_accumulator>& holes_;
+  const rank_states& rs_;
+  const hand_evaluator& ev_;
+  hand_accumulator board_;
+  std::array<unsigned, 13> avail_{};
+};
+
+equity_result fixed_hands_equity(const equity_input& in, const plan& pl, std::uint64_t total, unsigned threads,
+                                 const run_control& rc) {
+  std::vector<hand_accumulator> holes(pl.n);
+  for (std::size_t p = 0; p < pl.n; ++p) holes[p] = hand_accumulator{} + in.ranges[p][0][0] + in.ranges[p][0][1];
+  const fixed_hands work(pl, holes, in.board);
+  constexpr unsigned items = 5;  // rank multisets, then the flush corrections of each suit
+  std::array<fixed_tally, items> parts{};
+  std::mutex mu;
+  std::uint64_t done = 0;
+  unsigned ran = 0;
+  internal::parallel_items(items, internal::resolve_threads(threads), [&](std::uint64_t item, unsigned) {
+    if (rc.stopped()) return;
+    work.item(static_cast<unsigned>(item), parts[item]);
+    std::lock_guard lock(mu);
+    ++ran;
+    done += parts[item].outcomes;
+    rc.progress(done, total);
+  });
+  equity_result out;
+  out.exact = true;
+  out.assignments = 1;
+  out.symmetry = 1;
+  out.players.assign(pl.n, {});
+  const bool complete = ran == items;
+  for (const auto& t : parts) {
+    out.outcomes += t.outcomes;
+    for (std::size_t p = 0; p < pl.n; ++p) {
+      auto& o = out.players[p];
+      o.wins += t.wins[p], o.ties += t.ties[p], o.share += t.share[p], o.share_sq += t.share_sq[p];
+    }
+  }
+  if (!complete) {  // corrections without their multisets (or the reverse) mean nothing
+    out.outcomes = 0;
+    out.players.assign(pl.n, {});
+  }
+  out.total_weight = static_cast<double>(out.outcomes);
+  for (auto& o : out.players) {
+    o.weighted_wins = static_cast<double>(o.wins);
+    o.weighted_ties = static_cast<double>(o.ties);
+    o.weighted_share = static_cast<double>(o.share);
+  }
+  out.complete = out.outcomes == total;
+  return out;
 }
 
 }  // namespace
@@ -504,9 +546,10 @@ double exact_equity_cost(const equity_input& in) {
 
 equity_result exact_equity(const equity_input& in, unsigned threads, const run_control& rc) {
   const plan pl = make_plan(in);
-  const internal::completion_orbits orbits(input_symmetries(in));
   const std::size_t rem_size = cards_per_deck - in.board.size() - in.dead.size() - 2 * pl.n;
   const std::uint64_t total = pl.assignments * choose(rem_size, pl.need);
+  if (pl.assignments == 1 && !pl.weighted) return fixed_hands_equity(in, pl, total, threads, rc);
+  const internal::completion_orbits orbits(input_symmetries(in));
   const std::size_t d = pl.deck.size();
   // Items: the first two completion cards (positions i < j), or the first one, or one item.
   std::vector<std::pair<std::uint16_t, std::uint16_t>> firsts;
@@ -520,12 +563,6 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     firsts.push_back({0, 0});
   }
   const auto& rs = rank_states::instance();
-  const bool fixed_hands = pl.assignments == 1 && !pl.weighted;
-  std::vector<hand_accumulator> holes(pl.n);
-  std::vector<std::uint8_t> deck_rank;
-  for (card_t c : pl.deck) deck_rank.push_back(static_cast<std::uint8_t>(rank_of(c)));
-  if (fixed_hands)
-    for (std::size_t p = 0; p < pl.n; ++p) holes[p] = hand_accumulator{} + in.ranges[p][0][0] + in.ranges[p][0][1];
   std::vector<item_tally> items(firsts.size(), item_tally{std::vector<player_tally>(pl.n), 0, 0});
   const unsigned workers = internal::resolve_threads(threads);
   std::vector<board_scorer> scorers(workers, board_scorer(pl, orbits));
@@ -536,15 +573,7 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     item_tally& t = items[item];
     auto on_board = [&](const board_state& b) { scorers[worker](b, t); };
     const auto [i, j] = firsts[item];
-    if (fixed_hands) {
-      const unsigned fixed_cards = std::min(pl.need, 2u);
-      std::array<card_t, 5> b{};
-      std::copy(in.board.begin(), in.board.end(), b.begin());
-      std::size_t k = in.board.size();
-      if (fixed_cards >= 1) b[k++] = pl.deck[i];
-      if (fixed_cards >= 2) b[k++] = pl.deck[j];
-      fixed_hands_item(pl, holes, deck_rank, {b.data(), k}, fixed_cards == 2 ? j + 1u : i + 1u, pl.need - fixed_cards, t);
-    } else if (pl.need >= 2) {
+    if (pl.need >= 2) {
       completions(pl.need - 2, rs, pl.deck, j + 1u, add(rs, add(rs, pl.board0, pl.deck[i]), pl.deck[j]), on_board);
     } else if (pl.need == 1) {
       on_board(add(rs, pl.board0, pl.deck[i]));
@@ -559,7 +588,7 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
   out.exact = true;
   out.assignments = pl.assignments;
   out.weighted = pl.weighted;
-  out.symmetry = fixed_hands ? 1 : orbits.group_size();
+  out.symmetry = orbits.group_size();
   out.players.assign(pl.n, {});
   for (const auto& t : items) {
     out.outcomes += t.outcomes;
