@@ -7,6 +7,7 @@
 
 #include "fairdeck/poker/equity.hpp"
 #include "fairdeck/poker/reference_eval.hpp"
+#include "poker_test_config.hpp"
 
 namespace fairdeck::poker {
 namespace {
@@ -99,6 +100,8 @@ TEST(PokerEquity, FixedHandsMatchAPlainLoopOverBoards) {
   };
   const auto& ev = hand_evaluator::instance();
   for (const auto& [hands, board_text, dead_text] : cases) {
+    // Under sanitizers (~20x slower) one preflop case stands for the others.
+    if (FAIRDECK_POKER_SANITIZED && board_text.empty() && dead_text.empty() && &hands != &cases[0].hands) continue;
     const auto in = make(hands, board_text, dead_text);
     const auto r = exact_equity(in, 2);
     const std::size_t n = hands.size();
