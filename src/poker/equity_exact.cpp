@@ -189,7 +189,9 @@ struct item_tally {
 class board_scorer {
  public:
   board_scorer(const plan& pl, const internal::completion_orbits& orbits)
-      : pl_(pl), orbits_(orbits), rs_(rank_states::instance()), ev_(hand_evaluator::instance()), val_(pl.combos.size()) {}
+      : pl_(pl), orbits_(orbits), rs_(rank_states::instance()), ev_(hand_evaluator::instance()), val_(pl.combos.size()) {
+    if (pl.fixed >= 0) build_classes();
+  }
 
   void operator()(const board_state& b, item_tally& t) {
     const std::uint64_t orbit = orbits_.weight(b.mask);
@@ -249,8 +251,99 @@ class board_scorer {
     add_heads_up(w0, w1, ties, orbit, t);
   }
 
+  // One fixed hand against a range, counted by rank-pair class: without a flush an opposing
+  // combo's strength depends only on its two ranks, so per board it is enough to know how many
+  // of each class's combos miss the board - the class total, minus the combos through each
+  // board card, plus those through two board cards (inclusion-exclusion) - and to compare the
+  // hero with one strength per class (at most 91 instead of up to 1,225 combos). A board with
+  // three cards of a suit corrects the combos holding two of that suit one by one (true flush
+  // strength instead of the class's); boards with four or five of a suit take the per-combo
+  // pass below.
+  void build_classes() {
+    const auto other = static_cast<std::size_t>(1 - pl_.fixed);
+    std::array<int, 91> compact{};
+    compact.fill(-1);
+    pair_class_.assign(52 * 52, -1);
+    for (std::size_t a = 0; a < pl_.masks.size(); ++a) {
+      const combo_info& c = pl_.combos[pl_.ids[2 * a + other]];
+      const unsigned lo = std::min(c.r1, c.r2), hi = std::max(c.r1, c.r2), col = hi * (hi + 1) / 2 + lo;
+      if (compact[col] < 0) {
+        compact[col] = static_cast<int>(class_r1_.size());
+        class_r1_.push_back(c.r1), class_r2_.push_back(c.r2), class_total_.push_back(0);
+      }
+      const auto k = static_cast<std::size_t>(compact[col]);
+      ++class_total_[k];
+      const auto x = static_cast<unsigned>(std::countr_zero(c.mask)), y = static_cast<unsigned>(63 - std::countl_zero(c.mask));
+      pair_class_[x * 52 + y] = static_cast<std::int16_t>(k);
+      for (unsigned s = 0; s < 4; ++s)
+        if (x / 13 == s && y / 13 == s) suited_[s].push_back(static_cast<std::uint32_t>(a));
+    }
+    const std::size_t classes = class_r1_.size();
+    hits_.assign(52 * classes, 0);
+    for (std::size_t a = 0; a < pl_.masks.size(); ++a) {
+      const combo_info& c = pl_.combos[pl_.ids[2 * a + other]];
+      const unsigned lo = std::min(c.r1, c.r2), hi = std::max(c.r1, c.r2);
+      const auto k = static_cast<std::size_t>(compact[hi * (hi + 1) / 2 + lo]);
+      for (std::uint64_t m = c.mask; m; m &= m - 1) ++hits_[static_cast<std::size_t>(std::countr_zero(m)) * classes + k];
+    }
+  }
+
+  void score_fixed_by_class(const board_state& b, unsigned flush_suit, std::uint64_t orbit, item_tally& t) const {
+    static constexpr std::array<strength_t, 13> zeros{};
+    std::array<const strength_t*, 13> rows{};
+    for (unsigned r = 0; r < 13; ++r) {
+      const std::uint32_t next = rs_.next(b.ranks, r);
+      rows[r] = next ? rs_.row(next) : zeros.data();
+    }
+    const std::size_t classes = class_r1_.size();
+    std::array<std::int32_t, 91> live{};
+    for (std::size_t k = 0; k < classes; ++k) live[k] = class_total_[k];
+    std::array<unsigned, 5> card{};
+    unsigned n = 0;
+    for (std::uint64_t m = b.mask; m && n < 5; m &= m - 1) card[n++] = static_cast<unsigned>(std::countr_zero(m));
+    for (unsigned i = 0; i < n; ++i) {
+      const std::uint16_t* h = &hits_[card[i] * classes];
+      for (std::size_t k = 0; k < classes; ++k) live[k] -= h[k];
+    }
+    for (unsigned i = 0; i < n; ++i)
+      for (unsigned j = i + 1; j < n; ++j)
+        if (const int k = pair_class_[card[i] * 52 + card[j]]; k >= 0) ++live[static_cast<std::size_t>(k)];
+    const auto fixed = static_cast<std::size_t>(pl_.fixed), other = 1 - fixed;
+    const combo_info& hc = pl_.combos[pl_.ids[fixed]];
+    strength_t hero = rows[hc.r1][hc.r2];
+    const unsigned board_flush = flush_suit < 4 ? static_cast<unsigned>(b.mask >> (13 * flush_suit)) & 0x1fff : 0;
+    if (flush_suit < 4 && hc.s1 == flush_suit && hc.s2 == flush_suit)
+      hero = ev_.by_flush_mask(board_flush | (static_cast<unsigned>(hc.mask >> (13 * flush_suit)) & 0x1fff));
+    std::int64_t won = 0, lost = 0, ties = 0;
+    for (std::size_t k = 0; k < classes; ++k) {
+      const strength_t v = rows[class_r1_[k]][class_r2_[k]];
+      won += live[k] * (hero > v);
+      lost += live[k] * (v > hero);
+      ties += live[k] * (v == hero);
+    }
+    if (flush_suit < 4)
+      for (const std::uint32_t a : suited_[flush_suit]) {
+        if (pl_.masks[a] & b.mask) continue;
+        const combo_info& c = pl_.combos[pl_.ids[2 * a + other]];
+        const strength_t was = rows[c.r1][c.r2];
+        const strength_t v = ev_.by_flush_mask(board_flush | (static_cast<unsigned>(c.mask >> (13 * flush_suit)) & 0x1fff));
+        won += (hero > v) - (hero > was);
+        lost += (v > hero) - (was > hero);
+        ties += (v == hero) - (was == hero);
+      }
+    const auto w = static_cast<std::uint64_t>(won), l = static_cast<std::uint64_t>(lost), tie = static_cast<std::uint64_t>(ties);
+    if (fixed == 0) add_heads_up(w, l, tie, orbit, t);
+    else add_heads_up(l, w, tie, orbit, t);
+  }
+
   // One fixed hand against a range: evaluation and comparison in one pass over the range.
   void score_fixed_heads_up(const board_state& b, std::uint64_t orbit, item_tally& t) const {
+    {
+      unsigned flush_suit = 4;
+      for (unsigned s = 0; s < 4; ++s)
+        if (b.suits[s] >= 3) flush_suit = s;
+      if (flush_suit == 4 || b.suits[flush_suit] == 3) return score_fixed_by_class(b, flush_suit, orbit, t);
+    }
     static constexpr std::array<strength_t, 13> zeros{};
     std::array<const strength_t*, 13> rows{};
     for (unsigned r = 0; r < 13; ++r) {
@@ -352,6 +445,12 @@ class board_scorer {
   const rank_states& rs_;
   const hand_evaluator& ev_;
   std::vector<strength_t> val_;
+  // Rank-pair classes of the opponent's combos (fixed hand against a range).
+  std::vector<std::uint8_t> class_r1_, class_r2_;
+  std::vector<std::int32_t> class_total_;
+  std::vector<std::uint16_t> hits_;                  // [card][class]: combos through the card
+  std::vector<std::int16_t> pair_class_;             // [low card][high card]: the combo's class or -1
+  std::array<std::vector<std::uint32_t>, 4> suited_{};  // assignments whose opponent combo is suited in s
 };
 
 // Fixed hands (one assignment, no weights). Without flushes a showdown depends only on the
