@@ -458,10 +458,11 @@ class board_scorer {
 // rk are enumerated with weight prod C(available cards of rank r, copies of r), each hand's
 // rank state (internal::rank_states) advancing one rank per level and the last rank read from
 // the hand's row - a few thousand multisets instead of 1.7 million boards preflop. Flushes are
-// then corrected board by board: a flush in suit s needs 5 - (most hole cards of s any player
-// holds) board cards of s, at least three, so at most one suit per board qualifies; for each
-// suit, exactly those boards are enumerated card by card and, where some hand makes a flush,
-// the true showdown is added and the rank-only one (the same by_ranks strengths the rows hold)
+// then corrected: a flush in suit s needs 5 - (most hole cards of s any player holds) board
+// cards of s, at least three, so at most one suit per board qualifies; for each suit, the
+// suit's new board cards are enumerated card by card (a flush's value depends only on them)
+// and the other new cards by rank multiset again, and where some hand makes a flush the true
+// showdown is added and the rank-only one (the same by_ranks strengths the rows hold)
 // subtracted. Counters are unsigned and the corrections wrap modulo 2^64, so the sums are the
 // same integers as a plain loop over all boards (tests/poker_equity_test.cpp checks that).
 struct fixed_tally {
@@ -510,72 +511,102 @@ class fixed_hands {
       t.outcomes = 1;
       return;
     }
-    states st{};
-    for (std::size_t p = 0; p < n; ++p) {
-      st[p] = rank_states::empty;
-      for (std::uint64_t m = holes_[p].cards | board_.cards; m; m &= m - 1)
-        st[p] = rs_.next(st[p], rank_of(static_cast<card_t>(std::countr_zero(m))));
-    }
-    ranks(0, pl_.need, 1, st, t);
+    auto leaf = [&](const strength_t* v, std::uint64_t w) {
+      t.add(v, n, w);
+      t.outcomes += w;
+    };
+    ranks(avail_, 0, pl_.need, 1, start_states(board_.cards), leaf);
   }
 
-  // The remaining `left` (>= 1) board ranks from ranks >= r0; w = boards per multiset so far.
-  void ranks(unsigned r0, unsigned left, std::uint64_t w, const states& st, fixed_tally& t) const {
+  // Each hand's rank state after its hole cards and the board cards in `board`.
+  [[nodiscard]] states start_states(std::uint64_t board) const {
+    states st{};
+    for (std::size_t p = 0; p < pl_.n; ++p) {
+      st[p] = rank_states::empty;
+      for (std::uint64_t m = holes_[p].cards | board; m; m &= m - 1)
+        st[p] = rs_.next(st[p], rank_of(static_cast<card_t>(std::countr_zero(m))));
+    }
+    return st;
+  }
+
+  // The remaining `left` (>= 1) board ranks from ranks >= r0, with avail[r] cards of rank r
+  // to choose from; w = boards per multiset so far; leaf(strengths, boards) per multiset.
+  template <class Leaf>
+  void ranks(const std::array<unsigned, 13>& avail, unsigned r0, unsigned left, std::uint64_t w, const states& st,
+             Leaf& leaf) const {
     const std::size_t n = pl_.n;
     for (unsigned r = r0; r < 13; ++r) {
       states s = st;
-      for (unsigned c = 1; c <= std::min(left, avail_[r]); ++c) {  // c copies of rank r
-        const std::uint64_t wc = w * choose(avail_[r], c);
+      for (unsigned c = 1; c <= std::min(left, avail[r]); ++c) {  // c copies of rank r
+        const std::uint64_t wc = w * choose(avail[r], c);
         if (c == left) {  // the last rank: one row load per hand (s holds c - 1 copies)
           std::array<strength_t, equity_max_players> v{};
           for (std::size_t p = 0; p < n; ++p) v[p] = rs_.row(s[p])[r];
-          t.add(v.data(), n, wc);
-          t.outcomes += wc;
+          leaf(v.data(), wc);
           break;
         }
         for (std::size_t p = 0; p < n; ++p) s[p] = rs_.next(s[p], r);
-        ranks(r + 1, left - c, wc, s, t);
+        ranks(avail, r + 1, left - c, wc, s, leaf);
       }
     }
   }
 
+  // Boards with enough cards of `suit` for some flush: the suit's new cards are enumerated
+  // card by card; the other new cards cannot make a second flush (a board holds 3+ of at most
+  // one suit) and a flush's value depends only on the suit's cards, so they are counted by
+  // rank multiset like item 0.
   void flush_corrections(unsigned suit, fixed_tally& t) const {
-    unsigned most = 0, given = 0;
-    for (const auto& h : holes_) most = std::max(most, static_cast<unsigned>(std::popcount(h.cards >> (13 * suit) & 0x1fff)));
-    given = static_cast<unsigned>(std::popcount(board_.cards >> (13 * suit) & 0x1fff));
+    const std::size_t n = pl_.n;
+    const unsigned shift = 13 * suit;
+    unsigned most = 0;
+    for (const auto& h : holes_) most = std::max(most, static_cast<unsigned>(std::popcount(h.cards >> shift & 0x1fff)));
+    const auto given = static_cast<unsigned>(std::popcount(board_.cards >> shift & 0x1fff));
     const unsigned needed = 5 - std::min(5u, most + given);  // new cards of the suit for any flush
     if (needed > pl_.need) return;
-    std::vector<card_t> in_suit, other;
-    for (card_t c : pl_.deck) (suit_of(c) == suit ? in_suit : other).push_back(c);
+    std::vector<card_t> in_suit;
+    std::array<unsigned, 13> other_avail{};
+    for (card_t c : pl_.deck) {
+      if (suit_of(c) == suit) in_suit.push_back(c);
+      else ++other_avail[rank_of(c)];
+    }
+    std::array<strength_t, equity_max_players> flush{};  // per hand: its flush, 0 if none
+    auto correct = [&](const strength_t* ranks_only, std::uint64_t w) {
+      std::array<strength_t, equity_max_players> real{};
+      bool differs = false;
+      for (std::size_t p = 0; p < n; ++p) {
+        real[p] = std::max(flush[p], ranks_only[p]);
+        differs |= real[p] != ranks_only[p];
+      }
+      if (!differs) return;
+      t.add(real.data(), n, w);
+      t.add(ranks_only, n, 0 - w);
+    };
     for (unsigned k = needed; k <= pl_.need; ++k) {
-      // k cards of the suit, then need - k others.
-      auto others = [&](auto& self, std::size_t from, unsigned left, const hand_accumulator& b) -> void {
-        if (left == 0) return correct(b, t);
-        for (std::size_t i = from; i + left <= other.size(); ++i) self(self, i + 1, left - 1, b + other[i]);
+      const unsigned rest = pl_.need - k;
+      auto suited = [&](auto& self, std::size_t from, unsigned left, std::uint64_t board) -> void {
+        if (left == 0) {
+          bool any = false;
+          for (std::size_t p = 0; p < n; ++p) {
+            const unsigned mask = static_cast<unsigned>((holes_[p].cards | board) >> shift) & 0x1fff;
+            flush[p] = std::popcount(mask) >= 5 ? ev_.by_flush_mask(mask) : strength_t{0};
+            any |= flush[p] != 0;
+          }
+          if (!any) return;
+          if (rest == 0) {  // complete board
+            std::array<strength_t, equity_max_players> v{};
+            for (std::size_t p = 0; p < n; ++p) {
+              hand_accumulator h = holes_[p];
+              for (std::uint64_t m = board; m; m &= m - 1) h = h + static_cast<card_t>(std::countr_zero(m));
+              v[p] = ev_.by_ranks(h.key & eval_detail::rank_bits);
+            }
+            return correct(v.data(), 1);
+          }
+          return ranks(other_avail, 0, rest, 1, start_states(board), correct);
+        }
+        for (std::size_t i = from; i + left <= in_suit.size(); ++i) self(self, i + 1, left - 1, board | card_bit(in_suit[i]));
       };
-      auto suited = [&](auto& self, std::size_t from, unsigned left, const hand_accumulator& b) -> void {
-        if (left == 0) return others(others, 0, pl_.need - k, b);
-        for (std::size_t i = from; i + left <= in_suit.size(); ++i) self(self, i + 1, left - 1, b + in_suit[i]);
-      };
-      suited(suited, 0, k, board_);
+      suited(suited, 0, k, board_.cards);
     }
-  }
-
-  // A complete board of the suit's flush boards: true showdown minus the rank-only one.
-  void correct(const hand_accumulator& b, fixed_tally& t) const {
-    const std::size_t n = pl_.n;
-    std::uint64_t any = 0;
-    for (std::size_t p = 0; p < n; ++p) any |= (holes_[p] + b).key;
-    if (!(any & eval_detail::flush_bits)) return;  // suit counters never carry: no hand flushes
-    std::array<strength_t, equity_max_players> real{}, ranks_only{};
-    for (std::size_t p = 0; p < n; ++p) {
-      const hand_accumulator h = holes_[p] + b;
-      real[p] = ev_.eval(h);
-      ranks_only[p] = ev_.by_ranks(h.key & eval_detail::rank_bits);
-    }
-    if (real == ranks_only) return;
-    t.add(real.data(), n, 1);
-    t.add(ranks_only.data(), n, ~std::uint64_t{0});
   }
 
   const plan& pl_;
