@@ -136,6 +136,35 @@ TEST(PokerOmaha, TableEvaluatorMatchesBruteForceOnUniformAndFlushHeavyDeals) {
     }
 }
 
+// The board's rank id (sorting network + colex rank): every multiset of five ranks, in all
+// 120 orders, gets one id, and different multisets get different ids in [0, 6188).
+TEST(PokerOmaha, BoardRankIdIsOrderFreeAndInjective) {
+  std::vector<int> owner(internal::omaha_tables::board_multisets, -1);
+  int multisets = 0;
+  std::array<unsigned, 5> r{};
+  for (r[0] = 0; r[0] < 13; ++r[0])
+    for (r[1] = r[0]; r[1] < 13; ++r[1])
+      for (r[2] = r[1]; r[2] < 13; ++r[2])
+        for (r[3] = r[2]; r[3] < 13; ++r[3])
+          for (r[4] = r[3]; r[4] < 13; ++r[4]) {
+            if (r[0] == r[4]) continue;
+            std::array<card_t, 5> b{};
+            for (unsigned i = 0; i < 5; ++i) {
+              unsigned copy = 0;
+              for (unsigned j = 0; j < i; ++j) copy += r[j] == r[i];
+              b[i] = static_cast<card_t>(copy * 13 + r[i]);  // same rank: next suit
+            }
+            std::sort(b.begin(), b.end());
+            const unsigned id = internal::omaha_tables::board_id(b.data());
+            ASSERT_LT(id, internal::omaha_tables::board_multisets);
+            ASSERT_EQ(owner[id], -1) << "two multisets share id " << id;
+            owner[id] = multisets++;
+            do ASSERT_EQ(internal::omaha_tables::board_id(b.data()), id);
+            while (std::next_permutation(b.begin(), b.end()));
+          }
+  EXPECT_EQ(multisets, 6175);  // C(17,5) - 13
+}
+
 // Every (board low set, hole low set) pair of the low table against a direct search.
 TEST(PokerOmaha, LowTableMatchesDirectSearchForAllRankSets) {
   std::vector<std::pair<unsigned, unsigned>> splits;  // (board triple, hole pair), disjoint: 560
