@@ -7,6 +7,7 @@
 
 #include "fairdeck/poker/equity.hpp"
 #include "fairdeck/poker/reference_eval.hpp"
+#include "poker_test_config.hpp"
 
 namespace fairdeck::poker {
 namespace {
@@ -71,6 +72,79 @@ TEST(PokerEquity, MatchesBruteForceWithTheReferenceEvaluator) {
     EXPECT_EQ(r.players[p].wins, want[p].wins) << p;
     EXPECT_EQ(r.players[p].ties, want[p].ties) << p;
     EXPECT_EQ(r.players[p].share, want[p].share) << p;
+  }
+}
+
+// The fixed-hands path (boards counted by rank multiset, then flush boards corrected one by
+// one) against a plain loop over every board through
+// hand_evaluator::eval7: every player's wins, ties and pot shares, for 2-10 players, preflop,
+// flop, turn and river, dead cards, and hands and boards chosen to make flushes (and straight
+// flushes, and flushes for several players in one suit).
+TEST(PokerEquity, FixedHandsMatchAPlainLoopOverBoards) {
+  struct fixed_case {
+    std::vector<std::string> hands;
+    std::string board, dead;
+  };
+  const std::vector<fixed_case> cases{
+      {{"AhKh", "QsQd"}, "", ""},
+      {{"AhKh", "QhJh"}, "", ""},
+      {{"7s6s", "AdAc", "KhQh"}, "", ""},
+      {{"AhKh", "QsQd"}, "", "2h 3h 4h Tc"},
+      {{"AhKh", "QhJh"}, "2h 7h 9c", ""},
+      {{"AsKs", "9s8s", "QdQc"}, "7s 6s Td", ""},
+      {{"2c2d", "AsKd", "JhTh", "9c8c", "5s5h"}, "Jc 7c", ""},
+      {{"AhKh", "QhJh"}, "2h 7h 9h 3c", ""},
+      {{"AcKd", "7h7d", "9s8s"}, "Ts 6s 2d Kc", "5s"},
+      {{"AhKh", "6d6c"}, "2h 3h 4h 5h 9c", ""},
+      {{"AcAd", "KcKd", "QcQd", "JcJd", "TcTd", "9c9d", "8c8d", "7c7d", "6c6d", "5h4h"}, "", ""},
+  };
+  const auto& ev = hand_evaluator::instance();
+  for (const auto& [hands, board_text, dead_text] : cases) {
+    // Under sanitizers (~20x slower) one preflop case stands for the others.
+    if (FAIRDECK_POKER_SANITIZED && board_text.empty() && dead_text.empty() && &hands != &cases[0].hands) continue;
+    const auto in = make(hands, board_text, dead_text);
+    const auto r = exact_equity(in, 2);
+    const std::size_t n = hands.size();
+    std::vector<std::vector<card_t>> holes;
+    std::uint64_t used = 0;
+    for (const auto& h : hands) {
+      holes.push_back(parse_card_run(h));
+      for (card_t c : holes.back()) used |= card_bit(c);
+    }
+    const auto board = parse_card_run(board_text);
+    for (card_t c : board) used |= card_bit(c);
+    for (card_t c : parse_card_run(dead_text)) used |= card_bit(c);
+    std::vector<card_t> rest;
+    for (card_t c = 0; c < 52; ++c)
+      if (!(used >> c & 1)) rest.push_back(c);
+    std::vector<player_tally> want(n);
+    std::uint64_t outcomes = 0;
+    std::array<card_t, 5> b{};
+    std::copy(board.begin(), board.end(), b.begin());
+    auto score = [&] {
+      std::vector<strength_t> s(n);
+      for (std::size_t p = 0; p < n; ++p) {
+        const std::array<card_t, 7> seven{holes[p][0], holes[p][1], b[0], b[1], b[2], b[3], b[4]};
+        s[p] = ev.eval7(seven.data());
+      }
+      const strength_t best = *std::max_element(s.begin(), s.end());
+      const auto k = static_cast<std::uint64_t>(std::count(s.begin(), s.end(), best));
+      for (std::size_t p = 0; p < n; ++p)
+        if (s[p] == best) ++(k == 1 ? want[p].wins : want[p].ties), want[p].share += pot_units / k;
+      ++outcomes;
+    };
+    auto rec = [&](auto& self, std::size_t k, std::size_t from) -> void {
+      if (k == 5) return score();
+      for (std::size_t i = from; i < rest.size(); ++i) b[k] = rest[i], self(self, k + 1, i + 1);
+    };
+    rec(rec, board.size(), 0);
+    ASSERT_EQ(r.outcomes, outcomes) << hands[0] << ' ' << board_text;
+    for (std::size_t p = 0; p < n; ++p) {
+      EXPECT_EQ(r.players[p].wins, want[p].wins) << hands[p] << ' ' << board_text;
+      EXPECT_EQ(r.players[p].ties, want[p].ties) << hands[p] << ' ' << board_text;
+      EXPECT_EQ(r.players[p].share, want[p].share) << hands[p] << ' ' << board_text;
+    }
+    EXPECT_EQ(exact_equity(in, 1).players[0].share, r.players[0].share);
   }
 }
 

@@ -111,7 +111,21 @@ TEST(PokerExactCrossCheck, FixedHandAgainstARange) {
   expect_same(make({"AhKd", "random"}, "7c 8d 9h 2s"));
   expect_same(make({"QQ+,AKs,T9s,76s,A5s-A2s", "AhKh"}, "2h 7h 9d Qc"));  // flush draws, fixed hand second
   expect_same(make({"AhKh", "random"}, "2h 7h 9h Qh"));                    // four to a flush on board
+  // Rank-pair class counting with 2 completion cards: boards with 3, 4 and 5 hearts, paired
+  // boards (inclusion-exclusion of combos through two board cards), dead cards.
+  expect_same(make({"AhKh", "random"}, "Qh 7h 2c"));
+  expect_same(make({"9c9d", "QQ+,AKs,T9s,76s,A5s-A2s,KQo"}, "Qs 9s 2s", "Ks"));
+  expect_same(make({"JT,random", "5d4d"}, "Jh Tc 5c"));
 }
+
+#if !FAIRDECK_POKER_SANITIZED
+TEST(PokerExactCrossCheck, FixedHandAgainstARangePreflop) {
+  // Every board: the class counting, 3-suited corrections and the per-combo pass for 4 and 5
+  // of a suit, with the fixed hand first and second.
+  expect_same(make({"7h6h", "QQ+,AKs,T9s,A5s-A2s,KQo"}));
+  expect_same(make({"TT+,AQs+", "AcKd"}));
+}
+#endif
 
 TEST(PokerExactCrossCheck, FourPlayersOnTheTurn) {
   expect_same(make({"AA,KK", "AKs,AQo", "JJ-88", "T9s,76s,QJo"}, "Ah 8d 9h 2s"));

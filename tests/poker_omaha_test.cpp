@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "fairdeck/poker/internal/omaha_tables.hpp"
 #include "fairdeck/poker/omaha.hpp"
 #include "fairdeck/poker/range.hpp"
 #include "fairdeck/poker/reference_eval.hpp"
@@ -75,6 +76,109 @@ TEST(PokerOmaha, EvaluatorMatchesBruteForceOnRandomHands) {
       }
     }
   }
+}
+
+// The table-driven evaluator against brute force through hand_evaluator (every 2 + 3 choice
+// as a 5-card hand; hand_evaluator itself is checked against the reference on all 5-card
+// hands in poker_eval_test), on many more hands than the reference allows: uniform deals and
+// flush-heavy deals (boards with 3-5 cards of one suit, hole cards of that suit), so the
+// flush path and suited-triple bookkeeping are exercised on every board shape. Fixed seeds.
+strength_t fast_brute_high(std::span<const card_t> hole, std::span<const card_t> board) {
+  strength_t best = 0;
+  for_each_2_3(hole, board, [&](const std::array<card_t, 5>& h) { best = std::max(best, hand_evaluator::instance().eval5(h.data())); });
+  return best;
+}
+
+low_t fast_brute_low(std::span<const card_t> hole, std::span<const card_t> board) {
+  unsigned best = 256;
+  for_each_2_3(hole, board, [&](const std::array<card_t, 5>& h) {
+    unsigned mask = 0;
+    for (card_t c : h) mask |= rank_of(c) <= 7 ? 1u << rank_of(c) : 256u;
+    if (mask < 256 && std::popcount(mask) == 5) best = std::min(best, mask);
+  });
+  return static_cast<low_t>(256 - best);
+}
+
+TEST(PokerOmaha, TableEvaluatorMatchesBruteForceOnUniformAndFlushHeavyDeals) {
+  xoshiro256pp rng(1818);
+  const int per_shape = FAIRDECK_POKER_SANITIZED ? 5000 : 100000;
+  for (unsigned hole : {4u, 5u})
+    for (unsigned suited = 0; suited <= 5; ++suited) {  // 0: uniform; k: k board cards of one suit
+      for (int t = 0; t < per_shape; ++t) {
+        std::vector<card_t> deck(52);
+        for (card_t c = 0; c < 52; ++c) deck[c] = c;
+        std::vector<card_t> h, b;
+        if (suited >= 3) {
+          // Board: `suited` cards of suit s, the rest from anywhere; hole: 2..hole cards of s.
+          const auto s = static_cast<card_t>(rng() % 4);
+          std::vector<card_t> suit_cards, others;
+          for (card_t c = 0; c < 52; ++c) (suit_of(c) == s ? suit_cards : others).push_back(c);
+          const auto sc = partial_shuffle(suit_cards, suited + hole, rng);
+          const unsigned in_hole = 2 + static_cast<unsigned>(rng() % (hole - 1));
+          b.assign(sc.begin(), sc.begin() + suited);
+          h.assign(sc.begin() + suited, sc.begin() + suited + in_hole);
+          const auto oc = partial_shuffle(others, (5 - suited) + (hole - in_hole), rng);
+          b.insert(b.end(), oc.begin(), oc.begin() + (5 - suited));
+          h.insert(h.end(), oc.begin() + (5 - suited), oc.end());
+          std::swap(b[0], b[rng() % 5]);  // suited cards anywhere on the board
+          std::swap(h[0], h[rng() % hole]);
+        } else if (suited == 0) {
+          const auto dealt = partial_shuffle(deck, hole + 5, rng);
+          h.assign(dealt.begin(), dealt.begin() + hole);
+          b.assign(dealt.begin() + hole, dealt.end());
+        } else {
+          continue;  // 1 or 2 suited board cards: covered by the uniform deals
+        }
+        const omaha_board ob(std::span<const card_t, 5>(b.data(), 5));
+        ASSERT_EQ(ob.high(h), fast_brute_high(h, b)) << format_cards(h, {}) << " | " << format_cards(b, {});
+        ASSERT_EQ(ob.low(h), fast_brute_low(h, b)) << format_cards(h, {}) << " | " << format_cards(b, {});
+      }
+    }
+}
+
+// The board's rank id (sorting network + colex rank): every multiset of five ranks, in all
+// 120 orders, gets one id, and different multisets get different ids in [0, 6188).
+TEST(PokerOmaha, BoardRankIdIsOrderFreeAndInjective) {
+  std::vector<int> owner(internal::omaha_tables::board_multisets, -1);
+  int multisets = 0;
+  std::array<unsigned, 5> r{};
+  for (r[0] = 0; r[0] < 13; ++r[0])
+    for (r[1] = r[0]; r[1] < 13; ++r[1])
+      for (r[2] = r[1]; r[2] < 13; ++r[2])
+        for (r[3] = r[2]; r[3] < 13; ++r[3])
+          for (r[4] = r[3]; r[4] < 13; ++r[4]) {
+            if (r[0] == r[4]) continue;
+            std::array<card_t, 5> b{};
+            for (unsigned i = 0; i < 5; ++i) {
+              unsigned copy = 0;
+              for (unsigned j = 0; j < i; ++j) copy += r[j] == r[i];
+              b[i] = static_cast<card_t>(copy * 13 + r[i]);  // same rank: next suit
+            }
+            std::sort(b.begin(), b.end());
+            const unsigned id = internal::omaha_tables::board_id(b.data());
+            ASSERT_LT(id, internal::omaha_tables::board_multisets);
+            ASSERT_EQ(owner[id], -1) << "two multisets share id " << id;
+            owner[id] = multisets++;
+            do ASSERT_EQ(internal::omaha_tables::board_id(b.data()), id);
+            while (std::next_permutation(b.begin(), b.end()));
+          }
+  EXPECT_EQ(multisets, 6175);  // C(17,5) - 13
+}
+
+// Every (board low set, hole low set) pair of the low table against a direct search.
+TEST(PokerOmaha, LowTableMatchesDirectSearchForAllRankSets) {
+  std::vector<std::pair<unsigned, unsigned>> splits;  // (board triple, hole pair), disjoint: 560
+  for (unsigned t = 0; t < 256; ++t)
+    for (unsigned p = 0; p < 256; ++p)
+      if (std::popcount(t) == 3 && std::popcount(p) == 2 && !(t & p)) splits.emplace_back(t, p);
+  ASSERT_EQ(splits.size(), 560u);
+  for (unsigned bset = 0; bset < 256; ++bset)
+    for (unsigned hset = 0; hset < 256; ++hset) {
+      unsigned best = 256;
+      for (const auto& [t, p] : splits)
+        if (!(t & ~bset) && !(p & ~hset)) best = std::min(best, t | p);
+      ASSERT_EQ(internal::omaha_tables::instance().low(bset, hset), 256 - best) << bset << ' ' << hset;
+    }
 }
 
 TEST(PokerOmaha, ExactlyTwoHoleCardsAndThreeBoardCards) {

@@ -12,7 +12,9 @@
 //    the input's symmetry group, with the orbit's size as an integer weight.
 // Work items are the first two completion cards, handed to the poker module's parallel helper;
 // per-item tallies are summed in item order, so results never depend on the thread count.
+// Fixed hands (one assignment, no weights) take internal/fixed_hands.hpp's rank-multiset count.
 #include <algorithm>
+#include <bit>
 #include <mutex>
 #include <stdexcept>
 
@@ -21,6 +23,7 @@
 #include "fairdeck/poker/enumerate.hpp"
 #include "fairdeck/poker/equity.hpp"
 #include "fairdeck/poker/internal/assignments.hpp"
+#include "fairdeck/poker/internal/fixed_hands.hpp"
 #include "fairdeck/poker/internal/parallel.hpp"
 #include "fairdeck/poker/internal/rank_states.hpp"
 #include "fairdeck/poker/internal/suit_symmetry.hpp"
@@ -188,7 +191,9 @@ struct item_tally {
 class board_scorer {
  public:
   board_scorer(const plan& pl, const internal::completion_orbits& orbits)
-      : pl_(pl), orbits_(orbits), rs_(rank_states::instance()), ev_(hand_evaluator::instance()), val_(pl.combos.size()) {}
+      : pl_(pl), orbits_(orbits), rs_(rank_states::instance()), ev_(hand_evaluator::instance()), val_(pl.combos.size()) {
+    if (pl.fixed >= 0) build_classes();
+  }
 
   void operator()(const board_state& b, item_tally& t) {
     const std::uint64_t orbit = orbits_.weight(b.mask);
@@ -248,8 +253,99 @@ class board_scorer {
     add_heads_up(w0, w1, ties, orbit, t);
   }
 
+  // One fixed hand against a range, counted by rank-pair class: without a flush an opposing
+  // combo's strength depends only on its two ranks, so per board it is enough to know how many
+  // of each class's combos miss the board - the class total, minus the combos through each
+  // board card, plus those through two board cards (inclusion-exclusion) - and to compare the
+  // hero with one strength per class (at most 91 instead of up to 1,225 combos). A board with
+  // three cards of a suit corrects the combos holding two of that suit one by one (true flush
+  // strength instead of the class's); boards with four or five of a suit take the per-combo
+  // pass below.
+  void build_classes() {
+    const auto other = static_cast<std::size_t>(1 - pl_.fixed);
+    std::array<int, 91> compact{};
+    compact.fill(-1);
+    pair_class_.assign(52 * 52, -1);
+    for (std::size_t a = 0; a < pl_.masks.size(); ++a) {
+      const combo_info& c = pl_.combos[pl_.ids[2 * a + other]];
+      const unsigned lo = std::min(c.r1, c.r2), hi = std::max(c.r1, c.r2), col = hi * (hi + 1) / 2 + lo;
+      if (compact[col] < 0) {
+        compact[col] = static_cast<int>(class_r1_.size());
+        class_r1_.push_back(c.r1), class_r2_.push_back(c.r2), class_total_.push_back(0);
+      }
+      const auto k = static_cast<std::size_t>(compact[col]);
+      ++class_total_[k];
+      const auto x = static_cast<unsigned>(std::countr_zero(c.mask)), y = static_cast<unsigned>(63 - std::countl_zero(c.mask));
+      pair_class_[x * 52 + y] = static_cast<std::int16_t>(k);
+      for (unsigned s = 0; s < 4; ++s)
+        if (x / 13 == s && y / 13 == s) suited_[s].push_back(static_cast<std::uint32_t>(a));
+    }
+    const std::size_t classes = class_r1_.size();
+    hits_.assign(52 * classes, 0);
+    for (std::size_t a = 0; a < pl_.masks.size(); ++a) {
+      const combo_info& c = pl_.combos[pl_.ids[2 * a + other]];
+      const unsigned lo = std::min(c.r1, c.r2), hi = std::max(c.r1, c.r2);
+      const auto k = static_cast<std::size_t>(compact[hi * (hi + 1) / 2 + lo]);
+      for (std::uint64_t m = c.mask; m; m &= m - 1) ++hits_[static_cast<std::size_t>(std::countr_zero(m)) * classes + k];
+    }
+  }
+
+  void score_fixed_by_class(const board_state& b, unsigned flush_suit, std::uint64_t orbit, item_tally& t) const {
+    static constexpr std::array<strength_t, 13> zeros{};
+    std::array<const strength_t*, 13> rows{};
+    for (unsigned r = 0; r < 13; ++r) {
+      const std::uint32_t next = rs_.next(b.ranks, r);
+      rows[r] = next ? rs_.row(next) : zeros.data();
+    }
+    const std::size_t classes = class_r1_.size();
+    std::array<std::int32_t, 91> live{};
+    for (std::size_t k = 0; k < classes; ++k) live[k] = class_total_[k];
+    std::array<unsigned, 5> card{};
+    unsigned n = 0;
+    for (std::uint64_t m = b.mask; m && n < 5; m &= m - 1) card[n++] = static_cast<unsigned>(std::countr_zero(m));
+    for (unsigned i = 0; i < n; ++i) {
+      const std::uint16_t* h = &hits_[card[i] * classes];
+      for (std::size_t k = 0; k < classes; ++k) live[k] -= h[k];
+    }
+    for (unsigned i = 0; i < n; ++i)
+      for (unsigned j = i + 1; j < n; ++j)
+        if (const int k = pair_class_[card[i] * 52 + card[j]]; k >= 0) ++live[static_cast<std::size_t>(k)];
+    const auto fixed = static_cast<std::size_t>(pl_.fixed), other = 1 - fixed;
+    const combo_info& hc = pl_.combos[pl_.ids[fixed]];
+    strength_t hero = rows[hc.r1][hc.r2];
+    const unsigned board_flush = flush_suit < 4 ? static_cast<unsigned>(b.mask >> (13 * flush_suit)) & 0x1fff : 0;
+    if (flush_suit < 4 && hc.s1 == flush_suit && hc.s2 == flush_suit)
+      hero = ev_.by_flush_mask(board_flush | (static_cast<unsigned>(hc.mask >> (13 * flush_suit)) & 0x1fff));
+    std::int64_t won = 0, lost = 0, ties = 0;
+    for (std::size_t k = 0; k < classes; ++k) {
+      const strength_t v = rows[class_r1_[k]][class_r2_[k]];
+      won += live[k] * (hero > v);
+      lost += live[k] * (v > hero);
+      ties += live[k] * (v == hero);
+    }
+    if (flush_suit < 4)
+      for (const std::uint32_t a : suited_[flush_suit]) {
+        if (pl_.masks[a] & b.mask) continue;
+        const combo_info& c = pl_.combos[pl_.ids[2 * a + other]];
+        const strength_t was = rows[c.r1][c.r2];
+        const strength_t v = ev_.by_flush_mask(board_flush | (static_cast<unsigned>(c.mask >> (13 * flush_suit)) & 0x1fff));
+        won += (hero > v) - (hero > was);
+        lost += (v > hero) - (was > hero);
+        ties += (v == hero) - (was == hero);
+      }
+    const auto w = static_cast<std::uint64_t>(won), l = static_cast<std::uint64_t>(lost), tie = static_cast<std::uint64_t>(ties);
+    if (fixed == 0) add_heads_up(w, l, tie, orbit, t);
+    else add_heads_up(l, w, tie, orbit, t);
+  }
+
   // One fixed hand against a range: evaluation and comparison in one pass over the range.
   void score_fixed_heads_up(const board_state& b, std::uint64_t orbit, item_tally& t) const {
+    {
+      unsigned flush_suit = 4;
+      for (unsigned s = 0; s < 4; ++s)
+        if (b.suits[s] >= 3) flush_suit = s;
+      if (flush_suit == 4 || b.suits[flush_suit] == 3) return score_fixed_by_class(b, flush_suit, orbit, t);
+    }
     static constexpr std::array<strength_t, 13> zeros{};
     std::array<const strength_t*, 13> rows{};
     for (unsigned r = 0; r < 13; ++r) {
@@ -351,76 +447,13 @@ class board_scorer {
   const rank_states& rs_;
   const hand_evaluator& ev_;
   std::vector<strength_t> val_;
+  // Rank-pair classes of the opponent's combos (fixed hand against a range).
+  std::vector<std::uint8_t> class_r1_, class_r2_;
+  std::vector<std::int32_t> class_total_;
+  std::vector<std::uint16_t> hits_;                  // [card][class]: combos through the card
+  std::vector<std::int16_t> pair_class_;             // [low card][high card]: the combo's class or -1
+  std::array<std::vector<std::uint32_t>, 4> suited_{};  // assignments whose opponent combo is suited in s
 };
-
-// Fixed hands (one assignment, no weights): too few combos to share a board's work, so each
-// board is evaluated per player with incremental keys through the perfect hash and tallied
-// in plain integer counters (no symmetry: the per-board bookkeeping would cost more).
-template <unsigned Left, class F>
-void for_each_board_key(std::span<const card_t> deck, std::size_t from, const hand_accumulator& b, F& f) {
-  if constexpr (Left == 0) {
-    f(b);
-  } else {
-    for (std::size_t i = from; i + Left <= deck.size(); ++i) for_each_board_key<Left - 1>(deck, i + 1, b + deck[i], f);
-  }
-}
-
-void fixed_hands_item(const plan& pl, const std::vector<hand_accumulator>& holes, std::span<const card_t> deck,
-                      hand_accumulator board, std::size_t from, unsigned left, item_tally& t) {
-  const auto& ev = hand_evaluator::instance();
-  const std::size_t n = pl.n;
-  std::array<std::uint64_t, equity_max_players> wins{}, ties{}, share{}, share_sq{};
-  std::uint64_t outcomes = 0;
-  auto on_board = [&](const hand_accumulator& b) {
-    std::array<strength_t, equity_max_players> s;
-    strength_t best = 0;
-    for (std::size_t p = 0; p < n; ++p) best = std::max(best, s[p] = ev.eval(holes[p] + b));
-    unsigned k = 0;
-    for (std::size_t p = 0; p < n; ++p) k += s[p] == best;
-    const std::uint64_t unit = pot_units / k;
-    for (std::size_t p = 0; p < n; ++p) {
-      if (s[p] != best) continue;
-      ++(k == 1 ? wins[p] : ties[p]);
-      share[p] += unit;
-      share_sq[p] += unit * unit;
-    }
-    ++outcomes;
-  };
-  auto run = [&](auto& f) {
-    switch (left) {
-      case 0: return for_each_board_key<0>(deck, from, board, f);
-      case 1: return for_each_board_key<1>(deck, from, board, f);
-      case 2: return for_each_board_key<2>(deck, from, board, f);
-      default: return for_each_board_key<3>(deck, from, board, f);
-    }
-  };
-  if (n == 2) {  // heads-up: branch-free counters
-    std::uint64_t w0 = 0, w1 = 0, tie = 0;
-    auto heads_up = [&](const hand_accumulator& b) {
-      const strength_t s0 = ev.eval(holes[0] + b), s1 = ev.eval(holes[1] + b);
-      w0 += s0 > s1, w1 += s1 > s0, tie += s0 == s1;
-    };
-    run(heads_up);
-    outcomes = w0 + w1 + tie;
-    wins = {w0, w1};
-    ties = {tie, tie};
-    for (std::size_t p = 0; p < 2; ++p) {
-      share[p] = wins[p] * pot_units + tie * (pot_units / 2);
-      share_sq[p] = wins[p] * pot_units * pot_units + tie * (pot_units / 2) * (pot_units / 2);
-    }
-  } else {
-    run(on_board);
-  }
-  t.outcomes += outcomes;
-  t.total_weight += static_cast<double>(outcomes);
-  for (std::size_t p = 0; p < n; ++p) {
-    auto& pt = t.players[p];
-    pt.wins += wins[p], pt.ties += ties[p], pt.share += share[p], pt.share_sq += share_sq[p];
-    pt.weighted_wins += static_cast<double>(wins[p]);
-    pt.weighted_ties += static_cast<double>(ties[p]);
-    pt.weighted_share += static_cast<double>(share[p]);
-  }
-}
 
 }  // namespace
 
@@ -436,9 +469,10 @@ double exact_equity_cost(const equity_input& in) {
 
 equity_result exact_equity(const equity_input& in, unsigned threads, const run_control& rc) {
   const plan pl = make_plan(in);
-  const internal::completion_orbits orbits(input_symmetries(in));
   const std::size_t rem_size = cards_per_deck - in.board.size() - in.dead.size() - 2 * pl.n;
   const std::uint64_t total = pl.assignments * choose(rem_size, pl.need);
+  if (pl.assignments == 1 && !pl.weighted) return internal::fixed_hands_equity(in, pl.deck, total, threads, rc);
+  const internal::completion_orbits orbits(input_symmetries(in));
   const std::size_t d = pl.deck.size();
   // Items: the first two completion cards (positions i < j), or the first one, or one item.
   std::vector<std::pair<std::uint16_t, std::uint16_t>> firsts;
@@ -452,12 +486,6 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     firsts.push_back({0, 0});
   }
   const auto& rs = rank_states::instance();
-  const bool fixed_hands = pl.assignments == 1 && !pl.weighted;
-  std::vector<hand_accumulator> holes(pl.n);
-  hand_accumulator board_key;
-  for (card_t c : in.board) board_key = board_key + c;
-  if (fixed_hands)
-    for (std::size_t p = 0; p < pl.n; ++p) holes[p] = hand_accumulator{} + in.ranges[p][0][0] + in.ranges[p][0][1];
   std::vector<item_tally> items(firsts.size(), item_tally{std::vector<player_tally>(pl.n), 0, 0});
   const unsigned workers = internal::resolve_threads(threads);
   std::vector<board_scorer> scorers(workers, board_scorer(pl, orbits));
@@ -468,13 +496,7 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     item_tally& t = items[item];
     auto on_board = [&](const board_state& b) { scorers[worker](b, t); };
     const auto [i, j] = firsts[item];
-    if (fixed_hands) {
-      const unsigned fixed_cards = std::min(pl.need, 2u);
-      hand_accumulator b = board_key;
-      if (fixed_cards >= 1) b = b + pl.deck[i];
-      if (fixed_cards >= 2) b = b + pl.deck[j];
-      fixed_hands_item(pl, holes, pl.deck, b, fixed_cards == 2 ? j + 1u : i + 1u, pl.need - fixed_cards, t);
-    } else if (pl.need >= 2) {
+    if (pl.need >= 2) {
       completions(pl.need - 2, rs, pl.deck, j + 1u, add(rs, add(rs, pl.board0, pl.deck[i]), pl.deck[j]), on_board);
     } else if (pl.need == 1) {
       on_board(add(rs, pl.board0, pl.deck[i]));
@@ -489,7 +511,7 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
   out.exact = true;
   out.assignments = pl.assignments;
   out.weighted = pl.weighted;
-  out.symmetry = fixed_hands ? 1 : orbits.group_size();
+  out.symmetry = orbits.group_size();
   out.players.assign(pl.n, {});
   for (const auto& t : items) {
     out.outcomes += t.outcomes;

@@ -1,71 +1,46 @@
 #include "fairdeck/poker/omaha.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <mutex>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "fairdeck/poker/enumerate.hpp"
+#include "fairdeck/poker/internal/omaha_tables.hpp"
 #include "fairdeck/poker/internal/parallel.hpp"
 #include "fairdeck/shuffle/partial_shuffle.hpp"
 
 namespace fairdeck::poker {
-namespace {
-
-constexpr std::array<std::array<std::uint8_t, 3>, 10> triples{{{0, 1, 2}, {0, 1, 3}, {0, 1, 4}, {0, 2, 3}, {0, 2, 4},
-                                                              {0, 3, 4}, {1, 2, 3}, {1, 2, 4}, {1, 3, 4}, {2, 3, 4}}};
-
-std::uint64_t rank_key(card_t c) noexcept { return eval_detail::card_keys[c] & eval_detail::rank_bits; }
-// Low rank bit (ace 0 ... eight 7) of a card, or 0 if it is above eight.
-unsigned low_bit(card_t c) noexcept { return rank_of(c) <= 7 ? 1u << rank_of(c) : 0u; }
-
-}  // namespace
-
-omaha_board::omaha_board(std::span<const card_t, 5> b) noexcept {
-  for (unsigned t = 0; t < 10; ++t) {
-    const card_t x = b[triples[t][0]], y = b[triples[t][1]], z = b[triples[t][2]];
-    triple_key_[t] = rank_key(x) + rank_key(y) + rank_key(z);
-    const bool suited = suit_of(x) == suit_of(y) && suit_of(y) == suit_of(z);
-    triple_suit_[t] = static_cast<std::uint8_t>(suited ? suit_of(x) : 4);
-    triple_flush_[t] = static_cast<std::uint16_t>((1u << rank_of(x)) | (1u << rank_of(y)) | (1u << rank_of(z)));
-    any_flush_ = any_flush_ || suited;
-    const unsigned lx = low_bit(x), ly = low_bit(y), lz = low_bit(z);
-    const unsigned lm = lx | ly | lz;
-    triple_low_[t] = static_cast<std::uint8_t>(lx && ly && lz && std::popcount(lm) == 3 ? lm : 0);
-    if (triple_low_[t] && std::find(lows_.begin(), lows_.begin() + low_triples_, triple_low_[t]) == lows_.begin() + low_triples_)
-      lows_[low_triples_++] = triple_low_[t];
-  }
-}
-
-strength_t omaha_board::high(std::span<const card_t> hole) const noexcept {
+// Flush candidates: two hole cards and three board cards of the board's 3+ suit (rare; bit
+// loops over the suit's rank masks).
+strength_t omaha_board::flush_high(std::span<const card_t> hole) const noexcept {
+  std::uint64_t cards = 0;
+  for (card_t c : hole) cards |= std::uint64_t{1} << c;
+  const unsigned hm = static_cast<unsigned>(cards >> flush_shift_) & 0x1fff;
+  if (std::popcount(hm) < 2) return 0;
   const auto& ev = hand_evaluator::instance();
+  auto low = [](unsigned m) { return m & (0u - m); };
   strength_t best = 0;
-  for (std::size_t i = 0; i < hole.size(); ++i)
-    for (std::size_t j = i + 1; j < hole.size(); ++j) {
-      const std::uint64_t pair = rank_key(hole[i]) + rank_key(hole[j]);
-      for (unsigned t = 0; t < 10; ++t) best = std::max(best, ev.by_ranks(pair + triple_key_[t]));
-      if (any_flush_ && suit_of(hole[i]) == suit_of(hole[j])) {
-        const unsigned s = suit_of(hole[i]);
-        const unsigned pm = (1u << rank_of(hole[i])) | (1u << rank_of(hole[j]));
-        for (unsigned t = 0; t < 10; ++t)
-          if (triple_suit_[t] == s) best = std::max(best, ev.by_flush_mask(pm | triple_flush_[t]));
-      }
+  for (unsigned a = hm; a; a &= a - 1)
+    for (unsigned b = a & (a - 1); b; b &= b - 1) {
+      const unsigned pair = low(a) | low(b);
+      for (unsigned x = flush_board_; x; x &= x - 1)
+        for (unsigned y = x & (x - 1); y; y &= y - 1)
+          for (unsigned z = y & (y - 1); z; z &= z - 1)
+            best = std::max(best, ev.by_flush_mask(pair | low(x) | low(y) | low(z)));
     }
   return best;
 }
 
-low_t omaha_board::low(std::span<const card_t> hole) const noexcept {
-  if (low_triples_ == 0) return 0;
-  unsigned best = 256;
+strength_t omaha_board::high_any(std::span<const card_t> hole) const noexcept {
+  strength_t best = 0;
   for (std::size_t i = 0; i < hole.size(); ++i)
-    for (std::size_t j = i + 1; j < hole.size(); ++j) {
-      const unsigned a = low_bit(hole[i]), b = low_bit(hole[j]);
-      if (!a || !b || a == b) continue;
-      for (unsigned t = 0; t < low_triples_; ++t)
-        if (!(lows_[t] & (a | b))) best = std::min(best, lows_[t] | a | b);
-    }
-  return static_cast<low_t>(256 - best);
+    for (std::size_t j = i + 1; j < hole.size(); ++j)
+      best = std::max(best, row_[internal::omaha_tables::pair_column(hole[i], hole[j])]);
+  if (flush_board_) best = std::max(best, flush_high(hole));
+  return best;
 }
 
 namespace {

@@ -1,0 +1,21 @@
+// Exact equity when every player holds one known hand (no ranges, no weights), e.g.
+// `AhKh QsQd` or `AhKh QsQd 7c6c`. Without flushes a showdown depends only on the board's
+// ranks, so boards are counted by rank multiset (weight: product of binomials of the
+// available cards per rank) with a rank_states walk per hand; boards where some hand makes a
+// flush are then corrected exactly (true showdown minus the rank-only one). Every count is the
+// same integer as a plain loop over all boards; src/poker/equity_fixed.cpp has the details.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "fairdeck/poker/equity.hpp"
+
+namespace fairdeck::poker::internal {
+
+// `in` is prepared (equity.hpp) with exactly one combo per player; `deck` lists the cards a
+// board completion may use; `total` is the number of completions.
+[[nodiscard]] equity_result fixed_hands_equity(const equity_input& in, std::span<const card_t> deck, std::uint64_t total,
+                                               unsigned threads, const run_control& rc);
+
+}  // namespace fairdeck::poker::internal
