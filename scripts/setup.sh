@@ -17,7 +17,8 @@ done
 
 packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev libboost-dev
           nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libsqlite3-dev libpqxx-dev)  # fairdeckd's stores
+          libsqlite3-dev libpqxx-dev
+          zlib1g-dev)  # zlib: shuffle-file's .gz inputs/outputs  # fairdeckd's stores
 # clang 14 + its sanitizer/libFuzzer runtime for the clang and asan presets; Chromium to
 # check that the audit's HTML report renders; dieharder reads `fairdeck random --raw`.
 if [[ $preset == clang || $preset == asan || $ci_tools == 1 ]]; then
