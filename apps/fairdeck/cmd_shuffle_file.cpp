@@ -177,7 +177,8 @@ void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("shuffle-file", "Shuffle the lines or records of files of any size (uniform, multi-threaded)");
   cmd->add_option("IN", o->inputs, "Input files, read one after the other ('-': standard input; *.gz: gzip)");
   cmd->add_option("-o,--output", o->outputs,
-                  "Output file (default: standard output; *.gz: gzip); written only when complete. Twice with --paired");
+                  "Output file (default: standard output; *.gz: gzip); written only when complete. Twice with --paired")
+      ->allow_extra_args(false);
   o->records_opt = cmd->add_option("--records", o->record_size, "Shuffle fixed-size records of SIZE bytes");
   auto* lines = cmd->add_flag("--lines", o->lines, "Shuffle lines (the default)");
   lines->excludes(o->records_opt);

@@ -21,7 +21,9 @@ namespace {
 // Records in memory, each stored as varint length + bytes, in chunks; pos = chunk << 40 | offset.
 class arena {
  public:
-  arena(std::uint64_t chunk, ledger& mem) : chunk_(chunk), mem_(mem) {}
+  // chunk: bytes per record chunk; block: positions per index block (both scale with the budget)
+  arena(std::uint64_t chunk, std::uint64_t positions_per_block, ledger& mem)
+      : chunk_(chunk), block(positions_per_block), mem_(mem) {}
   ~arena() { clear(); }
   arena(const arena&) = delete;
   arena& operator=(const arena&) = delete;
@@ -74,12 +76,11 @@ class arena {
   }
 
  private:
-  static constexpr std::uint64_t block = 1 << 14;
   void take(std::uint64_t b) {
     held_ += b;
     mem_.take(b);
   }
-  std::uint64_t chunk_;
+  std::uint64_t chunk_, block;
   ledger& mem_;
   std::vector<std::unique_ptr<char[]>> chunks_;
   std::vector<std::uint64_t> caps_;
@@ -186,8 +187,7 @@ void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth)
   for (std::uint64_t b = 0; b < nb; ++b)
     subs.push_back(std::make_unique<bucket_file>(c.temp_dir, c.plan.bucket_buffers / nb, c.mem, c.stats));
   // Stream the file through a window holding at least one whole record.
-  std::uint64_t window = std::max<std::uint64_t>(c.plan.work / 4, 1 << 16);
-  window = std::max<std::uint64_t>(window, max_record_bytes(c.plan.memory) + 32);
+  const std::uint64_t window = std::max({c.plan.work / 4, max_record_bytes(c.plan.memory) + 32, std::uint64_t{4096}});
   auto buf = allocate(window, "reading back a temporary file");
   c.mem.take(window);
   std::uint64_t off = 0, have = 0, start = 0;  // buf holds file bytes [start, start + have)
@@ -281,10 +281,11 @@ void run_sample(context& c, std::uint64_t k) {
 
 void run_shuffle(context& c) {
   const auto hint = c.in.size_hint();
-  arena a(std::clamp<std::uint64_t>(c.plan.in_memory / 32, 4096, std::uint64_t{64} << 20), c.mem);
+  arena a(std::clamp<std::uint64_t>(c.plan.in_memory / 32, 1024, std::uint64_t{64} << 20),
+          std::clamp<std::uint64_t>(c.plan.in_memory / 256, 64, 1 << 14), c.mem);
   std::string_view rec;
   bool more = false;
-  const std::uint64_t sort_scratch = 8u << 16;
+  const std::uint64_t sort_scratch = std::min<std::uint64_t>(c.plan.in_memory / 16, 8u << 16);
   while ((more = c.in.next(rec))) {
     if (a.held_after(rec) + (a.size() + 1) * sizeof(item) + sort_scratch > c.plan.in_memory && a.size() > 0) break;
     a.add(rec);

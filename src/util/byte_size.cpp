@@ -22,8 +22,8 @@ std::uint64_t parse_byte_size(std::string_view text) {
   const auto digit = [&](std::size_t k) { return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); };
   if (!digit(0)) bad(text, "expected a number");
   for (; digit(i); ++i) {
+    if (whole > max_bytes / 10) bad(text, "too large");
     whole = whole * 10 + static_cast<std::uint64_t>(text[i] - '0');
-    if (whole > max_bytes) bad(text, "too large");
   }
   // Fraction: up to 9 digits kept (exact in nanounits), further digits ignored.
   std::uint64_t frac = 0, frac_scale = 1;
