@@ -43,7 +43,12 @@ class arena {
       used_ = 0;
     }
     if (positions_ % block == 0) {
-      pos_blocks_.push_back(std::unique_ptr<std::uint64_t[]>(new std::uint64_t[block]));
+      try {
+        pos_blocks_.push_back(std::make_unique_for_overwrite<std::uint64_t[]>(block));
+      } catch (const std::bad_alloc&) {
+        throw memory_error(fmt::format("cannot allocate {} for the index of the records held in memory", format_byte_size(block * 8)),
+                           block * 8);
+      }
       take(block * 8);
     }
     auto* p = reinterpret_cast<std::uint8_t*>(chunks_.back().get() + used_);

@@ -46,6 +46,7 @@ struct record_reader::impl {
   bool fill() {
     input& in = inputs[current];
     for (;;) {
+      if (stop && stop->load()) throw interrupted("interrupted while reading the input");
       const std::size_t room = buf.size() - end;
       const std::size_t ask = std::min<std::size_t>(room, 1u << 30);
       long got;
