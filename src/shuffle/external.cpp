@@ -60,6 +60,9 @@ class arena {
   }
   [[nodiscard]] std::uint64_t size() const noexcept { return positions_; }
   [[nodiscard]] std::uint64_t pos(std::uint64_t i) const { return pos_blocks_[i / block][i % block]; }
+  [[nodiscard]] const char* address(std::uint64_t pos) const {
+    return chunks_[pos >> 40].get() + (pos & ((std::uint64_t{1} << 40) - 1));
+  }
   [[nodiscard]] std::string_view at(std::uint64_t pos) const {
     const auto* p = reinterpret_cast<const std::uint8_t*>(chunks_[pos >> 40].get() + (pos & ((std::uint64_t{1} << 40) - 1)));
     std::uint64_t n;
@@ -119,15 +122,17 @@ struct context {
   }
 };
 
-std::vector<item> allocate_items(std::uint64_t n, ledger& mem) {
+std::unique_ptr<item[]> allocate_items(std::uint64_t n, ledger& mem) {
   try {
-    std::vector<item> v(static_cast<std::size_t>(n));
+    auto v = std::make_unique_for_overwrite<item[]>(static_cast<std::size_t>(n));
     mem.take(n * sizeof(item));
     return v;
   } catch (const std::bad_alloc&) {
     throw memory_error(fmt::format("cannot allocate {} to sort {} records", format_byte_size(n * sizeof(item)), n), n * sizeof(item));
   }
 }
+
+constexpr std::size_t prefetch_ahead = 16;  // records: enough misses in flight to hide memory latency
 
 // All records are in the arena: sort their keys and write them.
 void finish_in_memory(context& c, arena& a) {
@@ -143,9 +148,13 @@ void finish_in_memory(context& c, arena& a) {
       for (std::uint64_t i = blk * key_block; i < end; ++i) emit(keys[i - blk * key_block], a.pos(i));
     }
   };
-  sort_items(std::span<item>(items), key_bits - bits, bits, for_each, c.spec, c.threads, counts);
+  const std::span<item> sorted(items.get(), static_cast<std::size_t>(n));
+  sort_items(sorted, key_bits - bits, bits, for_each, c.spec, c.threads, counts);
   a.drop_positions();
-  for (const item& it : items) c.emit(a.at(it.pos));
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    if (k + prefetch_ahead < sorted.size()) __builtin_prefetch(a.address(sorted[k + prefetch_ahead].pos));
+    c.emit(a.at(sorted[k].pos));
+  }
 }
 
 // Splits `file` (its keys agree on the top `used` bits) into sub-buckets by the next bits,
@@ -174,10 +183,12 @@ void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth)
         off = static_cast<std::uint64_t>(p - base) + len;
       }
     };
-    sort_items(std::span<item>(items), key_bits - used - bits, bits, for_each, c.spec, c.threads, counts);
-    for (const item& it : items) {
+    const std::span<item> sorted(items.get(), static_cast<std::size_t>(n));
+    sort_items(sorted, key_bits - used - bits, bits, for_each, c.spec, c.threads, counts);
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+      if (k + prefetch_ahead < sorted.size()) __builtin_prefetch(data.get() + sorted[k + prefetch_ahead].pos);
       std::uint64_t len;
-      const auto* p = get_varint(reinterpret_cast<const std::uint8_t*>(data.get() + it.pos + 8), len);
+      const auto* p = get_varint(reinterpret_cast<const std::uint8_t*>(data.get() + sorted[k].pos + 8), len);
       c.emit(std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(len)));
     }
     c.mem.give(size + n * sizeof(item));
