@@ -18,22 +18,22 @@ using namespace external_detail;
 namespace {
 
 
-// Records in memory, each stored as varint length + bytes, in chunks; pos = chunk << 40 | offset.
+// The records of one in-memory bucket, each stored as varint length + bytes, in chunks
+// (pos = chunk << 40 | offset), with their (key, pos) items in input order.
 class arena {
  public:
-  // chunk: bytes per record chunk; block: positions per index block (both scale with the budget)
-  arena(std::uint64_t chunk, std::uint64_t positions_per_block, ledger& mem)
-      : chunk_(chunk), block(positions_per_block), mem_(mem) {}
+  // chunk: bytes per record chunk; block: items per item block (both scale with the budget)
+  arena(std::uint64_t chunk, std::uint64_t items_per_block, ledger& mem) : chunk_(chunk), block(items_per_block), mem_(mem) {}
   ~arena() { clear(); }
   arena(const arena&) = delete;
   arena& operator=(const arena&) = delete;
-  // Bytes held if `record` were added now.
-  [[nodiscard]] std::uint64_t held_after(std::string_view record) const {
+  // Bytes this arena would allocate to add `record` now.
+  [[nodiscard]] std::uint64_t extra_for(std::string_view record) const {
     const std::uint64_t need = varint_size(record.size()) + record.size();
     const bool fits = !chunks_.empty() && used_ + need <= caps_.back();
-    return held_ + (fits ? 0 : std::max(chunk_, need)) + (positions_ % block == 0 ? block * 8 : 0);
+    return (fits ? 0 : std::max(chunk_, need)) + (count_ % block == 0 ? block * sizeof(item) : 0);
   }
-  void add(std::string_view record) {
+  void add(std::uint64_t key, std::string_view record) {
     const std::uint64_t need = varint_size(record.size()) + record.size();
     if (chunks_.empty() || used_ + need > caps_.back()) {
       const std::uint64_t cap = std::max(chunk_, need);
@@ -42,45 +42,41 @@ class arena {
       take(cap);
       used_ = 0;
     }
-    if (positions_ % block == 0) {
+    if (count_ % block == 0) {
       try {
-        pos_blocks_.push_back(std::make_unique_for_overwrite<std::uint64_t[]>(block));
+        item_blocks_.push_back(std::make_unique_for_overwrite<item[]>(block));
       } catch (const std::bad_alloc&) {
-        throw memory_error(fmt::format("cannot allocate {} for the index of the records held in memory", format_byte_size(block * 8)),
-                           block * 8);
+        throw memory_error(fmt::format("cannot allocate {} for the index of the records held in memory",
+                                       format_byte_size(block * sizeof(item))),
+                           block * sizeof(item));
       }
-      take(block * 8);
+      take(block * sizeof(item));
     }
     auto* p = reinterpret_cast<std::uint8_t*>(chunks_.back().get() + used_);
     const auto* e = put_varint(p, record.size());
     std::memcpy(const_cast<std::uint8_t*>(e), record.data(), record.size());
-    pos_blocks_.back()[positions_ % block] = ((chunks_.size() - 1) << 40) | used_;
+    item_blocks_.back()[count_ % block] = item{key, ((chunks_.size() - 1) << 40) | used_};
     used_ += static_cast<std::uint64_t>(e - p) + record.size();
-    ++positions_;
+    ++count_;
   }
-  [[nodiscard]] std::uint64_t size() const noexcept { return positions_; }
-  [[nodiscard]] std::uint64_t pos(std::uint64_t i) const { return pos_blocks_[i / block][i % block]; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return count_; }
+  [[nodiscard]] const item& at_index(std::uint64_t i) const { return item_blocks_[i / block][i % block]; }
   [[nodiscard]] const char* address(std::uint64_t pos) const {
     return chunks_[pos >> 40].get() + (pos & ((std::uint64_t{1} << 40) - 1));
   }
   [[nodiscard]] std::string_view at(std::uint64_t pos) const {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(chunks_[pos >> 40].get() + (pos & ((std::uint64_t{1} << 40) - 1)));
+    const auto* p = reinterpret_cast<const std::uint8_t*>(address(pos));
     std::uint64_t n;
     p = get_varint(p, n);
     return {reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)};
   }
-  void drop_positions() {
-    mem_.give(pos_blocks_.size() * block * 8);
-    held_ -= std::min<std::uint64_t>(held_, pos_blocks_.size() * block * 8);
-    pos_blocks_.clear();
-  }
   void clear() {
-    drop_positions();
+    item_blocks_.clear();
     chunks_.clear();
     mem_.give(held_);
     held_ = 0;
     caps_.clear();
-    positions_ = 0;
+    count_ = 0;
   }
 
  private:
@@ -92,8 +88,8 @@ class arena {
   ledger& mem_;
   std::vector<std::unique_ptr<char[]>> chunks_;
   std::vector<std::uint64_t> caps_;
-  std::vector<std::unique_ptr<std::uint64_t[]>> pos_blocks_;
-  std::uint64_t used_ = 0, held_ = 0, positions_ = 0;
+  std::vector<std::unique_ptr<item[]>> item_blocks_;
+  std::uint64_t used_ = 0, held_ = 0, count_ = 0;
 };
 
 struct context {
@@ -134,26 +130,29 @@ std::unique_ptr<item[]> allocate_items(std::uint64_t n, ledger& mem) {
 
 constexpr std::size_t prefetch_ahead = 16;  // records: enough misses in flight to hide memory latency
 
-// All records are in the arena: sort their keys and write them.
-void finish_in_memory(context& c, arena& a) {
-  const std::uint64_t n = a.size();
-  auto items = allocate_items(n, c.mem);
+// All records are in memory, in 2^mem_bits arenas by their top key bits: sort each arena's
+// items and write its records (the gather stays within one arena: cache-friendly).
+void finish_in_memory(context& c, std::vector<std::unique_ptr<arena>>& arenas, unsigned mem_bits) {
+  std::uint64_t largest = 0;
+  for (const auto& a : arenas) largest = std::max(largest, a->size());
+  auto items = allocate_items(largest, c.mem);
   std::vector<std::uint64_t> counts;
-  const unsigned bits = sort_bits(n, std::max<std::uint64_t>(c.plan.in_memory / 16, 4096));
-  auto for_each = [&](auto&& emit) {
-    std::uint64_t keys[key_block];
-    for (std::uint64_t blk = 0; blk * key_block < n; ++blk) {
-      fill_key_block(c.spec, blk, keys);
-      const std::uint64_t end = std::min(n, (blk + 1) * key_block);
-      for (std::uint64_t i = blk * key_block; i < end; ++i) emit(keys[i - blk * key_block], a.pos(i));
+  for (const auto& ap : arenas) {
+    const arena& a = *ap;
+    const std::uint64_t n = a.size();
+    const unsigned bits = std::min(sort_bits(n, std::max<std::uint64_t>(c.plan.in_memory / 16, 4096)), key_bits - mem_bits);
+    auto for_each = [&](auto&& emit) {
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const item& it = a.at_index(i);
+        emit(it.key, it.pos);
+      }
+    };
+    const std::span<item> sorted(items.get(), static_cast<std::size_t>(n));
+    sort_items(sorted, key_bits - mem_bits - bits, bits, for_each, c.spec, c.threads, counts);
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+      if (k + prefetch_ahead < sorted.size()) __builtin_prefetch(a.address(sorted[k + prefetch_ahead].pos));
+      c.emit(a.at(sorted[k].pos));
     }
-  };
-  const std::span<item> sorted(items.get(), static_cast<std::size_t>(n));
-  sort_items(sorted, key_bits - bits, bits, for_each, c.spec, c.threads, counts);
-  a.drop_positions();
-  for (std::size_t k = 0; k < sorted.size(); ++k) {
-    if (k + prefetch_ahead < sorted.size()) __builtin_prefetch(a.address(sorted[k + prefetch_ahead].pos));
-    c.emit(a.at(sorted[k].pos));
   }
 }
 
@@ -297,20 +296,33 @@ void run_sample(context& c, std::uint64_t k) {
 
 void run_shuffle(context& c) {
   const auto hint = c.in.size_hint();
-  arena a(std::clamp<std::uint64_t>(c.plan.in_memory / 32, 1024, std::uint64_t{64} << 20),
-          std::clamp<std::uint64_t>(c.plan.in_memory / 256, 64, 1 << 14), c.mem);
+  // In-memory buckets by the top key bits (at most 256, ~4 MiB of budget each); they change
+  // nothing in the order, only where records sit while waiting.
+  const unsigned mem_bits = static_cast<unsigned>(std::bit_width(std::clamp<std::uint64_t>(c.plan.in_memory >> 22, 1, 256))) - 1;
+  const std::uint64_t nmem = std::uint64_t{1} << mem_bits;
+  std::vector<std::unique_ptr<arena>> arenas;
+  for (std::uint64_t b = 0; b < nmem; ++b)
+    arenas.push_back(std::make_unique<arena>(std::clamp<std::uint64_t>(c.plan.in_memory / 32 / nmem, 1024, std::uint64_t{64} << 20),
+                                             std::clamp<std::uint64_t>(c.plan.in_memory / 512 / nmem, 64, 1 << 14), c.mem));
+  key_stream keys(c.spec);
   std::string_view rec;
   bool more = false;
   const std::uint64_t sort_scratch = std::min<std::uint64_t>(c.plan.in_memory / 16, 8u << 16);
+  std::uint64_t held = 0, largest = 0, key = 0;
   while ((more = c.in.next(rec))) {
-    if (a.held_after(rec) + (a.size() + 1) * sizeof(item) + sort_scratch > c.plan.in_memory && a.size() > 0) break;
-    a.add(rec);
-    c.check(a.size());
+    key = keys.next();
+    arena& a = *arenas[key >> (key_bits - mem_bits)];
+    const std::uint64_t extra = a.extra_for(rec);
+    const std::uint64_t big = std::max(largest, a.size() + 1);
+    if (held + extra + big * sizeof(item) + sort_scratch > c.plan.in_memory && c.stats.records > 0) break;
+    a.add(key, rec);
+    held += extra;
+    largest = big;
+    c.check(++c.stats.records);
   }
-  c.stats.records = a.size();
   if (!more) {
     c.stats.passes = 1;
-    finish_in_memory(c, a);
+    finish_in_memory(c, arenas, mem_bits);
     return;
   }
   // External: choose the bucket count from the expected total (the input size when known).
@@ -326,17 +338,22 @@ void run_shuffle(context& c) {
   std::vector<std::unique_ptr<bucket_file>> files;
   const std::uint64_t buffer = c.plan.bucket_buffers / buckets;
   for (std::uint64_t b = 0; b < buckets; ++b) files.push_back(std::make_unique<bucket_file>(c.temp_dir, buffer, c.mem, c.stats));
-  key_stream keys(c.spec);
-  auto scatter = [&](std::string_view r) {
-    const std::uint64_t key = keys.next();
-    files[key >> (key_bits - bits)]->append(key, r);
-  };
-  for (std::uint64_t i = 0; i < a.size(); ++i) scatter(a.at(a.pos(i)));
-  a.clear();
-  do {
-    scatter(rec);
+  // Spill the arenas (records of equal keys share an arena, in input order, so ties keep
+  // input order in the bucket files), then the pending record and the rest of the input.
+  for (auto& a : arenas) {
+    for (std::uint64_t i = 0; i < a->size(); ++i) {
+      const item& it = a->at_index(i);
+      files[it.key >> (key_bits - bits)]->append(it.key, a->at(it.pos));
+    }
+    a->clear();
+  }
+  files[key >> (key_bits - bits)]->append(key, rec);
+  ++c.stats.records;
+  while (c.in.next(rec)) {
+    key = keys.next();
+    files[key >> (key_bits - bits)]->append(key, rec);
     c.check(++c.stats.records);
-  } while (c.in.next(rec));
+  }
   for (auto& f : files) f->flush();
   for (auto& f : files) {
     finish_bucket(c, *f, bits, 0);

@@ -13,9 +13,11 @@
 // scatter-by-labels construction of Rao 1961 / Sandelius 1962 / Sanders 1998 used by
 // huge.hpp is the same argument with the top key bits as labels).
 //
-// The algorithm. Records are read once into memory while they fit in the budget; the keys
-// are then sorted by one counting pass over their top bits plus a small sort per bucket
-// (expected O(n)), and the records written in key order. If the input outgrows the budget,
+// The algorithm. Records are read once into memory while they fit in the budget, placed by
+// the top key bits into up to 256 in-memory buckets (so that writing in key order later
+// reads one bucket's few megabytes at a time, not the whole work area at random); each
+// bucket's keys are sorted by one counting pass over the next bits plus a small sort per
+// slot (expected O(n)), and the records written in key order. If the input outgrows the budget,
 // it is scattered into 2^b temporary bucket files by the top b key bits (in input order, so
 // ties keep input order), each bucket is read back, sorted by key in memory and appended to
 // the output; a bucket that still does not fit is scattered again by the next key bits.
