@@ -18,6 +18,7 @@ done
 packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev libboost-dev
           nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
           libsqlite3-dev libpqxx-dev  # fairdeckd's stores
+          zlib1g-dev  # shuffle-file's .gz inputs and outputs
           python3-dev pybind11-dev python3-numpy python3-pytest python3-pip python3-venv python3-setuptools)  # python/
 # clang 14 + its sanitizer/libFuzzer runtime for the clang and asan presets; Chromium to
 # check that the audit's HTML report renders; dieharder reads `fairdeck random --raw`.

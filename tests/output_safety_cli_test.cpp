@@ -1,5 +1,6 @@
 // Every write checked: results that cannot be written fail the command (exit 1, one line
 // naming the output and the OS reason); files are written through fairdeck::safe_output.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -104,7 +105,7 @@ TEST(OutputSafety, EmptyOutputPathsAreUsageErrors) {
   }
 }
 
-TEST(OutputSafety, AnOutputThatIsAnInputIsRefused) {
+TEST(OutputSafety, AnOutputThatIsAnInputIsRefusedOrShuffledInPlace) {
   temp_dir dir;
   const auto decks = dir / "dk.txt";
   ASSERT_EQ(run_cli("shuffle --seed 1 > " + decks).exit_code, 0);
@@ -118,9 +119,22 @@ TEST(OutputSafety, AnOutputThatIsAnInputIsRefused) {
   r = run_cli("audit --input " + decks + " --html " + (dir / "link.html"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(fs::is_symlink(dir / "link.html"));
-  r = run_cli("shuffle-file --seed 1 " + decks + " -o " + decks);
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(slurp(decks), before);
+  // shuffle-file reads all of IN before its output replaces anything, so `-o IN` shuffles
+  // IN in place, like `shuf -o` (issue #16); the bytes are the same lines in another order.
+  const auto lines = dir / "lines.txt";
+  {
+    std::ofstream f(lines);
+    for (int i = 0; i < 1000; ++i) f << "line " << i << '\n';
+  }
+  const std::string lines_before = slurp(lines);
+  r = run_cli("shuffle-file --seed 1 " + lines + " -o " + lines);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string after = slurp(lines);
+  EXPECT_NE(after, lines_before);
+  std::string sa = after, sb = lines_before;
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  EXPECT_EQ(sa, sb);
   EXPECT_EQ(dir.partial_files(), 0);
 }
 

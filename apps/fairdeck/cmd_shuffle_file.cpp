@@ -1,28 +1,25 @@
-// fairdeck shuffle-file: shuffle the lines or fixed-size records of a file (e.g. a dataset)
-// with fairdeck::huge_shuffle — exactly uniform, multi-threaded, same output for a seed
-// whatever --threads is. Docs: docs/cli-shuffle-file.md.
+// fairdeck shuffle-file: shuffle the lines, NUL-terminated records or fixed-size records of
+// files of any size with fairdeck::shuffle_records (shuffle/external.hpp) — exactly uniform,
+// in memory when it fits and through temporary bucket files when not, the same output for a
+// seed whatever --memory, --threads and --temp-dir are. Docs: docs/cli-shuffle-file.md.
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <memory>
-#include <span>
+#include <new>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
-#include <fcntl.h>
-#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "command.hpp"
-#include "fairdeck/shuffle/huge.hpp"
+#include "fairdeck/shuffle/external.hpp"
+#include "fairdeck/util/byte_size.hpp"
+#include "fairdeck/util/record_io.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"
 #include "progress.hpp"
@@ -30,173 +27,145 @@
 namespace fairdeck::cli {
 namespace {
 
+constexpr std::uint64_t min_memory = std::uint64_t{64} << 10;
+
 struct shuffle_file_options {
-  std::string input;
-  std::string output;
+  std::vector<std::string> inputs;
+  std::vector<std::string> paired;
+  std::vector<std::string> outputs;
   std::uint64_t record_size = 0;
   bool lines = false;
+  bool zero = false;
+  std::uint64_t head_count = 0;
+  std::uint64_t header = 0;
+  std::string memory;
+  std::string temp_dir;
   unsigned threads = 0;
   bool json = false;
   engine_options engine;
   CLI::Option* records_opt = nullptr;
-  CLI::Option* output_opt = nullptr;
+  CLI::Option* head_opt = nullptr;
 };
 
-class interrupted_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// The input, mapped when it is a regular file, read otherwise (pipes, "-").
-class input_file {
- public:
-  explicit input_file(const std::string& path) {
-    const bool is_stdin = path == "-";
-    const int fd = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw usage_error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw usage_error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) throw usage_error(fmt::format("'{}' is a directory, not a file", path));
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-      size_ = static_cast<std::size_t>(st.st_size);
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) {
-        map_ = static_cast<const char*>(p);
-        ::madvise(p, size_, MADV_WILLNEED);
-        if (!is_stdin) ::close(fd);
-        return;
-      }
+// `-o IN` is fine for a regular file (the input is read completely before the temporary
+// output is renamed over it, like `shuf -o`); a device or FIFO that is also an input is not.
+safe_output open_output(const std::string& path, std::span<const std::string> inputs) {
+  if (path != "-") {
+    try {
+      (void)check_output_path(path, inputs);
+    } catch (const output_error& e) {
+      if (e.kind() != output_error_kind::same_as_input || check_output_path(path).mode != output_mode::replace) throw;
+      return safe_output(path);
     }
-    size_ = 0;
-    std::vector<char> chunk(1 << 20);
-    for (;;) {
-      const ssize_t got = ::read(fd, chunk.data(), chunk.size());
-      if (got < 0 && errno == EINTR) {
-        if (interrupted()) throw interrupted_error("interrupted while reading the input");
-        continue;
-      }
-      if (got < 0) throw usage_error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-      if (got == 0) break;
-      owned_.insert(owned_.end(), chunk.data(), chunk.data() + got);
-    }
-    if (!is_stdin) ::close(fd);
   }
-  ~input_file() {
-    if (map_) ::munmap(const_cast<char*>(map_), size_);
-  }
-  input_file(const input_file&) = delete;
-  input_file& operator=(const input_file&) = delete;
-  [[nodiscard]] const char* data() const noexcept { return map_ ? map_ : owned_.data(); }
-  [[nodiscard]] std::size_t size() const noexcept { return map_ ? size_ : owned_.size(); }
-
- private:
-  const char* map_ = nullptr;
-  std::size_t size_ = 0;
-  std::vector<char> owned_;
-};
-
-// Shuffled order of m items: a uniformly random permutation of 0..m-1 (32-bit while it
-// fits), shuffled in place by random_permutation.
-template <class Index>
-std::unique_ptr<Index[]> shuffled_order(std::uint64_t m, const engine_spec& spec, unsigned threads, huge_shuffle_stats& stats) {
-  auto order = std::make_unique_for_overwrite<Index[]>(m);
-  progress_bar bar("shuffling");
-  huge_shuffle_options opt;
-  opt.threads = threads;
-  opt.control = bar.control();
-  opt.stats = &stats;
-  if (!random_permutation(std::span<Index>(order.get(), m), spec, opt)) throw interrupted_error("interrupted; nothing written");
-  return order;
+  return safe_output(path, inputs);
 }
 
-// Writes item order[k] for k = 0..m-1; item(i) -> (pointer, length, append a newline).
-template <class Index, class Item>
-void write_in_order(std::span<const Index> order, safe_output& out, Item item) {
-  progress_bar bar("writing");
-  const run_control rc = bar.control();
-  const std::uint64_t m = order.size();
-  for (std::uint64_t k = 0; k < m; ++k) {
-    const auto [p, n, add_newline] = item(order[k]);
-    out.write(p, n);
-    if (add_newline) out.write("\n", 1);
-    if ((k & 0xFFFF) == 0) {
-      if (rc.stopped()) throw interrupted_error("interrupted while writing; output incomplete");
-      rc.progress(k, m);
-    }
-  }
+std::uint64_t peak_rss_bytes() {
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
 }
 
 int run_shuffle_file(const shuffle_file_options& o) {
+  const bool paired = !o.paired.empty();
   if (o.records_opt->count() && o.record_size == 0) throw usage_error("--records needs a record size of at least 1 byte");
-  if (o.json && (!o.output_opt->count() || o.output == "-"))
+  if (paired && !o.inputs.empty()) throw usage_error("--paired A B takes the inputs itself; give no other IN");
+  if (paired && o.outputs.size() != 2) throw usage_error("--paired A B needs two outputs: -o A_OUT -o B_OUT");
+  if (paired && o.record_size) throw usage_error("--paired works on lines (or -z records), not --records");
+  if (!paired && o.inputs.empty()) throw usage_error("IN is required: a file, several files, or - for standard input");
+  if (!paired && o.outputs.size() > 1) throw usage_error("-o is given once (twice only with --paired)");
+  if (o.json && (o.outputs.empty() || o.outputs[0] == "-" || (paired && o.outputs[1] == "-")))
     throw usage_error("--json prints a summary on standard output, so it needs -o OUT for the shuffled data");
+  if (paired && o.outputs[0] != "-" && o.outputs[0] == o.outputs[1]) throw usage_error("--paired needs two different outputs");
+  std::uint64_t memory = 0;
+  if (!o.memory.empty()) {
+    memory = parse_byte_size(o.memory);
+    if (memory < min_memory) throw usage_error(fmt::format("--memory {} is too small: at least 64K", o.memory));
+  } else {
+    memory = default_memory_budget();
+  }
+  if (!o.temp_dir.empty()) {
+    struct stat st {};
+    if (::stat(o.temp_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw usage_error(fmt::format("--temp-dir '{}' is not a folder", o.temp_dir));
+  }
   const engine_spec spec = o.engine.resolve();
   install_interrupt_handler();
   const auto start = std::chrono::steady_clock::now();
-  // Checked (and, for a file, its temporary created) before the input is read: a typo in -o
-  // costs nothing, and OUT may not be IN. Without -o: standard output.
-  const std::string inputs[] = {o.input};
-  safe_output out(o.output_opt->count() ? o.output : "-", inputs);
-  const input_file in(o.input);
-  const std::uint64_t size = in.size();
+  const std::vector<std::string> inputs = paired ? o.paired : o.inputs;
+  // Outputs are checked (their temporary files created) before any input is read.
+  std::vector<safe_output> outs;
+  const std::vector<std::string> out_paths = o.outputs.empty() ? std::vector<std::string>{"-"} : o.outputs;
+  for (const auto& p : out_paths) outs.push_back(open_output(p, inputs));
 
-  if (o.record_size && size % o.record_size)
-    throw usage_error(fmt::format("'{}' has {} bytes, not a whole number of {}-byte records ({} left over)", o.input, size,
-                                  o.record_size, size % o.record_size));
-  std::uint64_t items = 0;
-  huge_shuffle_stats stats;
-  if (o.record_size) {
-    items = size / o.record_size;
-    const std::uint64_t rs = o.record_size;
-    auto run = [&](auto index_tag) {
-      using Index = decltype(index_tag);
-      const auto order = shuffled_order<Index>(items, spec, o.threads, stats);
-      write_in_order(std::span<const Index>(order.get(), items), out,
-                     [&](Index i) { return std::tuple{in.data() + i * rs, rs, false}; });
-    };
-    if (items <= 0xFFFFFFFFu) run(std::uint32_t{}); else run(std::uint64_t{});
-  } else {
-    // Line starts; a last line without '\n' gets one in the output.
-    std::vector<std::uint64_t> starts;
-    {
-      progress_bar bar("indexing lines");
-      const run_control rc = bar.control();
-      const char* p = in.data();
-      std::uint64_t pos = 0;
-      while (pos < size) {
-        starts.push_back(pos);
-        const void* nl = std::memchr(p + pos, '\n', size - pos);
-        pos = nl ? static_cast<std::uint64_t>(static_cast<const char*>(nl) - p) + 1 : size;
-        if ((starts.size() & 0xFFFFF) == 0) {
-          if (rc.stopped()) throw interrupted_error("interrupted; nothing written");
-          rc.progress(pos, size);
-        }
+  record_format format;
+  format.delimiter = o.zero ? '\0' : '\n';
+  format.record_size = o.record_size;
+  const std::uint64_t max_record = max_record_bytes(memory);
+  progress_bar bar("shuffling");
+  external_shuffle_options opt;
+  opt.memory_bytes = memory;
+  opt.temp_dir = o.temp_dir;
+  opt.threads = o.threads;
+  opt.header = o.header;
+  if (o.head_opt->count()) opt.sample = o.head_count;
+  opt.control = bar.control();
+
+  std::vector<std::unique_ptr<record_reader>> readers;
+  std::vector<std::unique_ptr<record_writer>> writers;
+  external_shuffle_stats stats;
+  std::uint64_t bytes = 0;
+  try {
+    if (paired) {
+      for (int k = 0; k < 2; ++k) {
+        readers.push_back(std::make_unique<record_reader>(std::vector<std::string>{o.paired[k]}, format, max_record, &interrupted()));
+        writers.push_back(std::make_unique<record_writer>(outs[k], format, is_gzip_path(out_paths[k])));
       }
+      paired_source src(*readers[0], *readers[1], o.paired[0], o.paired[1], format.delimiter);
+      paired_sink sink(*writers[0], *writers[1], format.delimiter);
+      stats = shuffle_records(src, sink, spec, opt);
+    } else {
+      readers.push_back(std::make_unique<record_reader>(o.inputs, format, max_record, &interrupted()));
+      writers.push_back(std::make_unique<record_writer>(outs[0], format, is_gzip_path(out_paths[0])));
+      stats = shuffle_records(*readers[0], *writers[0], spec, opt);
     }
-    items = starts.size();
-    starts.push_back(size);
-    const bool unterminated = size > 0 && in.data()[size - 1] != '\n';
-    auto run = [&](auto index_tag) {
-      using Index = decltype(index_tag);
-      const auto order = shuffled_order<Index>(items, spec, o.threads, stats);
-      write_in_order(std::span<const Index>(order.get(), items), out, [&](Index i) {
-        return std::tuple{in.data() + starts[i], starts[i + 1] - starts[i], unterminated && i + 1 == items};
-      });
-    };
-    if (items <= 0xFFFFFFFFu) run(std::uint32_t{}); else run(std::uint64_t{});
+  } catch (const input_error& e) {
+    throw usage_error(e.what());
+  } catch (const record_too_long& e) {
+    throw std::runtime_error(fmt::format("{} (--memory {} allows records of up to {}); raise --memory", e.what(),
+                                         format_byte_size(memory), format_byte_size(max_record_bytes(memory))));
+  } catch (const memory_error& e) {
+    throw std::runtime_error(fmt::format("{} within --memory {}; {}", e.what(), format_byte_size(memory),
+                                         opt.sample ? "raise --memory or take a smaller -n" : "try a smaller --memory"));
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(fmt::format("out of memory with --memory {}; try a smaller --memory", format_byte_size(memory)));
   }
-  out.commit();
+  for (std::size_t k = 0; k < writers.size(); ++k) {
+    bytes += readers[k]->bytes_read();
+    writers[k]->finish(readers[k]->ended_with_delimiter());
+  }
+  for (auto& out : outs) out.commit();
   if (o.json) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    print_json({{"input", o.input},
-                {"output", o.output},
-                {"mode", o.record_size ? "records" : "lines"},
+    nlohmann::json in_json = inputs;
+    print_json({{"input", inputs.size() == 1 ? nlohmann::json(inputs[0]) : in_json},
+                {"inputs", in_json},
+                {"output", out_paths.size() == 1 ? nlohmann::json(out_paths[0]) : nlohmann::json(out_paths)},
+                {"mode", o.record_size ? "records" : o.zero ? "zero-terminated" : "lines"},
                 {"record_size", o.record_size ? nlohmann::json(o.record_size) : nlohmann::json(nullptr)},
-                {"items", items},
-                {"bytes", size},
-                {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
+                {"items", stats.header_records + stats.records},
+                {"lines", stats.header_records + stats.records},
+                {"header", stats.header_records},
+                {"output_items", stats.output_records},
+                {"bytes", bytes},
+                {"passes", stats.passes},
                 {"buckets", stats.buckets},
-                {"scratch_bytes", stats.buffer_bytes},
+                {"temp_bytes", stats.temp_bytes},
+                {"memory_limit_bytes", memory},
+                {"peak_memory_bytes", peak_rss_bytes()},
+                {"reserved_bytes", stats.peak_reserved_bytes},
+                {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
                 {"engine", engine_json(spec)},
                 {"seconds", secs}});
   }
@@ -205,19 +174,28 @@ int run_shuffle_file(const shuffle_file_options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<shuffle_file_options>();
-  auto* cmd = app.add_subcommand("shuffle-file", "Shuffle the lines or fixed-size records of a file (uniform, multi-threaded)");
-  cmd->add_option("IN", o->input, "Input file ('-' for standard input)")->required();
-  o->output_opt = cmd->add_option("-o,--output", o->output, "Output file (default: standard output); written only when complete");
+  auto* cmd = app.add_subcommand("shuffle-file", "Shuffle the lines or records of files of any size (uniform, multi-threaded)");
+  cmd->add_option("IN", o->inputs, "Input files, read one after the other ('-': standard input; *.gz: gzip)");
+  cmd->add_option("-o,--output", o->outputs,
+                  "Output file (default: standard output; *.gz: gzip); written only when complete. Twice with --paired")
+      ->allow_extra_args(false);
   o->records_opt = cmd->add_option("--records", o->record_size, "Shuffle fixed-size records of SIZE bytes");
   auto* lines = cmd->add_flag("--lines", o->lines, "Shuffle lines (the default)");
   lines->excludes(o->records_opt);
+  cmd->add_flag("-z,--zero-terminated", o->zero, "Records end with NUL, not newline")->excludes(o->records_opt)->excludes(lines);
+  o->head_opt = cmd->add_option("-n,--head-count", o->head_count, "Output only K records: a uniform sample, in random order (O(K) memory)");
+  cmd->add_option("--header", o->header, "Keep the first N lines in place (of the first input; with --paired, of both)");
+  cmd->add_option("--paired", o->paired, "Shuffle two line-aligned files A B with one permutation (needs -o A_OUT -o B_OUT)")
+      ->expected(2);
+  cmd->add_option("--memory", o->memory, "Memory to use, e.g. 600M, 2G (default: half of the available memory); never changes the output");
+  cmd->add_option("--temp-dir", o->temp_dir, "Folder for temporary files (default: $TMPDIR or /tmp); never changes the output");
   add_threads_option(*cmd, o->threads, "Worker threads (0: all cores); the output does not depend on it");
   add_engine_options(*cmd, o->engine);
   cmd->add_flag("--json", o->json, "Print a JSON summary (needs -o; docs/cli-shuffle-file.md)");
   cmd->callback([o, &exit_code] {
     try {
       exit_code = run_shuffle_file(*o);
-    } catch (const interrupted_error& e) {
+    } catch (const ::fairdeck::interrupted& e) {
       std::fprintf(stderr, "fairdeck: %s\n", e.what());
       exit_code = 130;
     }

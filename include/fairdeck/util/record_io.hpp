@@ -1,0 +1,151 @@
+// Streams of records — lines, NUL-terminated records (`-z`) or fixed-size records — read from
+// files, standard input or gzip files, and written through fairdeck::safe_output, optionally
+// gzip-compressed. The I/O half of `fairdeck shuffle-file` (shuffle/external.hpp is the
+// other half), usable for any record-at-a-time job.
+//
+// Guarantees:
+//  * Bytes are kept as they are: a record is the bytes between delimiters, so a '\r' before
+//    '\n' (CRLF) stays part of its line, and a last record without its delimiter is still a
+//    record. record_reader::ended_with_delimiter() says whether the input ended with one,
+//    and record_writer::finish(final_delimiter) reproduces that shape: the output is then the
+//    same bytes as the input, in another order (a permutation of the records).
+//  * Several inputs are read one after the other; a record never spans two inputs.
+//  * `.gz` inputs (by name) are decompressed with zlib (concatenated gzip members too); a
+//    `.gz` output is written as one gzip member (zlib, level 6, like gzip(1)).
+//  * Bounded memory: the read buffer grows only to the longest record, and a record longer
+//    than max_record_bytes fails with record_too_long instead of growing without bound.
+//  * Every read is checked (EINTR retried; a raised stop flag ends a blocked read with
+//    fairdeck::interrupted); unreadable input or a short fixed-size record is input_error.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fairdeck/util/safe_output.hpp"
+
+namespace fairdeck {
+
+struct record_format {
+  char delimiter = '\n';          // '\n' for lines, '\0' for -z
+  std::uint64_t record_size = 0;  // > 0: fixed-size records of this many bytes, no delimiter
+};
+
+// The input cannot be read or is malformed (not whole records, paired inputs of different
+// lengths): a problem with what the user gave, not with the machine.
+class input_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A record longer than the configured limit (the memory budget allows no more).
+class record_too_long : public std::runtime_error {
+ public:
+  record_too_long(const std::string& message, std::uint64_t limit) : std::runtime_error(message), limit_(limit) {}
+  [[nodiscard]] std::uint64_t limit() const noexcept { return limit_; }
+
+ private:
+  std::uint64_t limit_;
+};
+
+// The stop flag was raised (Ctrl-C) while reading or working.
+class interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class record_source {
+ public:
+  virtual ~record_source() = default;
+  // The next record's bytes without its delimiter; false at the end. The view stays valid
+  // until the next call.
+  virtual bool next(std::string_view& record) = 0;
+  // Input bytes consumed so far (uncompressed) and, when known in advance, their total
+  // (regular uncompressed files; nullopt for pipes and gzip).
+  [[nodiscard]] virtual std::uint64_t bytes_read() const = 0;
+  [[nodiscard]] virtual std::optional<std::uint64_t> size_hint() const = 0;
+};
+
+class record_sink {
+ public:
+  virtual ~record_sink() = default;
+  virtual void put(std::string_view record) = 0;
+};
+
+[[nodiscard]] bool is_gzip_path(std::string_view path) noexcept;  // ends with ".gz"
+
+class record_reader final : public record_source {
+ public:
+  // Opens every input at once ("-": standard input), so a missing file fails before any
+  // work. Throws input_error.
+  record_reader(std::vector<std::string> paths, record_format format, std::uint64_t max_record_bytes,
+                const std::atomic<bool>* stop = nullptr);
+  ~record_reader() override;
+  record_reader(const record_reader&) = delete;
+  record_reader& operator=(const record_reader&) = delete;
+
+  bool next(std::string_view& record) override;
+  [[nodiscard]] std::uint64_t bytes_read() const override;
+  [[nodiscard]] std::optional<std::uint64_t> size_hint() const override;
+  [[nodiscard]] std::uint64_t records() const noexcept;
+  // True if the last record read had its delimiter (or there was none; fixed-size: true).
+  [[nodiscard]] bool ended_with_delimiter() const noexcept;
+  // The input the last record came from (for messages).
+  [[nodiscard]] const std::string& current_path() const noexcept;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+class record_writer final : public record_sink {
+ public:
+  // Writes to `out` (which the caller commits after finish()); gzip: compress.
+  record_writer(safe_output& out, record_format format, bool gzip);
+  ~record_writer() override;
+  record_writer(const record_writer&) = delete;
+  record_writer& operator=(const record_writer&) = delete;
+
+  void put(std::string_view record) override;
+  // Ends the output: the last record gets its delimiter only if final_delimiter (see above).
+  void finish(bool final_delimiter);
+  [[nodiscard]] std::uint64_t records() const noexcept;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+// Two line-aligned inputs as one source (`--paired A B`): record i is a_i, the delimiter,
+// b_i (a_i holds no delimiter, so the split is unambiguous). Different record counts are an
+// input_error naming both files.
+class paired_source final : public record_source {
+ public:
+  paired_source(record_reader& a, record_reader& b, std::string name_a, std::string name_b, char delimiter);
+  bool next(std::string_view& record) override;
+  [[nodiscard]] std::uint64_t bytes_read() const override;
+  [[nodiscard]] std::optional<std::uint64_t> size_hint() const override;
+
+ private:
+  record_reader &a_, &b_;
+  std::string name_a_, name_b_, joined_;
+  char delimiter_;
+};
+
+// The other half: splits each record at its first delimiter into two writers.
+class paired_sink final : public record_sink {
+ public:
+  paired_sink(record_writer& a, record_writer& b, char delimiter) : a_(a), b_(b), delimiter_(delimiter) {}
+  void put(std::string_view record) override;
+
+ private:
+  record_writer &a_, &b_;
+  char delimiter_;
+};
+
+}  // namespace fairdeck

@@ -1,0 +1,172 @@
+// Temporary bucket files, the memory budget and its default (external.hpp).
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <new>
+#include <sstream>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "external_parts.hpp"
+#include "fairdeck/util/byte_size.hpp"
+
+namespace fairdeck {
+
+std::uint64_t max_record_bytes(std::uint64_t memory_bytes) noexcept { return std::max<std::uint64_t>(memory_bytes / 16, 1); }
+
+namespace {
+
+// A /proc or /sys number after `key` (or the whole file when key is empty); 0 if absent.
+std::uint64_t read_number(const char* path, std::string_view key, std::uint64_t unit) {
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (!key.empty() && !line.starts_with(key)) continue;
+    std::istringstream ss(line.substr(key.size()));
+    std::uint64_t v = 0;
+    if (ss >> v) return v * unit;
+    return 0;  // e.g. "max"
+  }
+  return 0;
+}
+
+std::uint64_t rlimit_headroom(int resource, std::uint64_t used) {
+  struct rlimit rl {};
+  if (::getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  return rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+}
+
+}  // namespace
+
+std::uint64_t default_memory_budget() noexcept {
+  try {
+    std::uint64_t avail = read_number("/proc/meminfo", "MemAvailable:", 1024);
+    if (avail == 0) avail = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    // cgroup v2: the limit of this process's group
+    std::ifstream cg("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(cg, line))
+      if (line.starts_with("0::")) {
+        const std::string dir = "/sys/fs/cgroup" + line.substr(3);
+        const std::uint64_t max = read_number((dir + "/memory.max").c_str(), "", 1);
+        const std::uint64_t cur = read_number((dir + "/memory.current").c_str(), "", 1);
+        if (max) avail = std::min(avail, max > cur ? max - cur : 0);
+      }
+    // ulimit -v / -d: what is left of the address space (thread stacks and libraries
+    // count there too, hence the same halving)
+    const std::uint64_t vm = read_number("/proc/self/status", "VmSize:", 1024);
+    avail = std::min({avail, rlimit_headroom(RLIMIT_AS, vm), rlimit_headroom(RLIMIT_DATA, vm)});
+    return std::max<std::uint64_t>(avail / 2, std::uint64_t{16} << 20);
+  } catch (...) {
+    return std::uint64_t{256} << 20;
+  }
+}
+
+namespace external_detail {
+
+std::unique_ptr<char[]> allocate(std::uint64_t bytes, const char* purpose) {
+  try {
+    return std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(bytes));
+  } catch (const std::bad_alloc&) {
+    throw memory_error(fmt::format("cannot allocate {} for {}", format_byte_size(bytes), purpose), bytes);
+  }
+}
+
+budget::budget(std::uint64_t m) : memory(m) {
+  const std::uint64_t io = max_record_bytes(m) + std::min<std::uint64_t>(m / 8, std::uint64_t{4} << 20);
+  work = m > io ? m - io : 1;
+  bucket_buffers = work / 8;
+  in_memory = work - bucket_buffers;
+  // Buckets per scatter: every bucket gets a 4 KiB+ write buffer and a file descriptor.
+  std::uint64_t fds = 1024;
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) fds = rl.rlim_cur > 64 ? rl.rlim_cur - 64 : 2;
+  const std::uint64_t by_memory = bucket_buffers / 4096;
+  max_buckets = std::bit_floor(std::clamp<std::uint64_t>(std::min({fds, by_memory, std::uint64_t{1024}}), 2, 1024));
+}
+
+bucket_file::bucket_file(const std::string& dir, std::uint64_t buffer_bytes, ledger& mem, external_shuffle_stats& stats)
+    : dir_(dir), cap_(std::max<std::uint64_t>(buffer_bytes, 4096)), mem_(mem), stats_(stats) {
+  std::string name = dir + "/fairdeck-shuffle.XXXXXX";
+  fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd_ < 0) throw temp_space_error(fmt::format("cannot create a temporary file in '{}': {}", dir, std::strerror(errno)));
+  ::unlink(name.c_str());  // nameless from now on: gone when closed, whatever happens
+  buf_ = allocate(cap_, "a temporary file's write buffer");
+  mem_.take(cap_);
+  ++stats_.buckets;
+}
+
+bucket_file::~bucket_file() { release(); }
+
+void bucket_file::release() {
+  if (buf_) {
+    buf_.reset();
+    mem_.give(cap_);
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void bucket_file::append(std::uint64_t key, std::string_view record) {
+  const std::uint64_t need = 8 + varint_size(record.size()) + record.size();
+  if (used_ + need > cap_) write_out(buf_.get(), used_), used_ = 0;
+  auto* p = reinterpret_cast<std::uint8_t*>(buf_.get() + used_);
+  std::memcpy(p, &key, 8);
+  p = put_varint(p + 8, record.size());
+  used_ = static_cast<std::uint64_t>(reinterpret_cast<char*>(p) - buf_.get());
+  if (need > cap_) {  // longer than the buffer: its bytes go out directly
+    write_out(buf_.get(), used_);
+    used_ = 0;
+    write_out(record.data(), record.size());
+  } else {
+    std::memcpy(p, record.data(), record.size());
+    used_ += record.size();
+  }
+  ++records_;
+}
+
+void bucket_file::flush() {
+  if (buf_) {
+    write_out(buf_.get(), used_);
+    used_ = 0;
+    buf_.reset();
+    mem_.give(cap_);
+  }
+}
+
+void bucket_file::write_out(const char* p, std::uint64_t left) {
+  while (left > 0) {
+    const ssize_t w = ::write(fd_, p, static_cast<std::size_t>(std::min<std::uint64_t>(left, 1u << 30)));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int err = w < 0 ? errno : ENOSPC;
+      throw temp_space_error(fmt::format("cannot write a temporary file in '{}': {} ({} written there so far; choose "
+                                         "another --temp-dir with room for about the input's size)",
+                                         dir_, std::strerror(err), format_byte_size(stats_.temp_bytes)));
+    }
+    p += w;
+    left -= static_cast<std::uint64_t>(w);
+    size_ += static_cast<std::uint64_t>(w);
+    stats_.temp_bytes += static_cast<std::uint64_t>(w);
+  }
+}
+
+void bucket_file::read(std::uint64_t offset, char* out, std::uint64_t n) const {
+  while (n > 0) {
+    const ssize_t r = ::pread(fd_, out, static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 30)), static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      throw temp_space_error(fmt::format("cannot read back a temporary file in '{}': {}", dir_,
+                                         r < 0 ? std::strerror(errno) : "it is shorter than written"));
+    out += r;
+    n -= static_cast<std::uint64_t>(r);
+    offset += static_cast<std::uint64_t>(r);
+  }
+}
+
+}  // namespace external_detail
+}  // namespace fairdeck

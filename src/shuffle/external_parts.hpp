@@ -1,0 +1,193 @@
+// Parts of the external shuffle (include/fairdeck/shuffle/external.hpp) shared by
+// external.cpp (the driver) and external_buckets.cpp (temporary bucket files). Not an API.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "fairdeck/random/bounded.hpp"
+#include "fairdeck/shuffle/external.hpp"
+#include "fairdeck/shuffle/fisher_yates.hpp"
+
+namespace fairdeck::external_detail {
+
+inline constexpr std::uint64_t key_block = 512;                  // keys per engine stream
+inline constexpr std::uint64_t tie_stream_base = std::uint64_t{1} << 63;
+inline constexpr unsigned key_bits = 63;
+
+// Keys of records [block * key_block, (block + 1) * key_block).
+inline void fill_key_block(const engine_spec& spec, std::uint64_t block, std::uint64_t* out) {
+  visit_engine(spec, block, [&](auto& e) {
+    for (std::uint64_t k = 0; k < key_block; ++k) out[k] = detail::draw_u64(e) >> 1;
+  });
+}
+
+// Keys of records 0, 1, 2, ... in order.
+class key_stream {
+ public:
+  explicit key_stream(const engine_spec& spec) : spec_(spec) {}
+  std::uint64_t next() {
+    if (pos_ == key_block) {
+      fill_key_block(spec_, block_++, keys_);
+      pos_ = 0;
+    }
+    return keys_[pos_++];
+  }
+
+ private:
+  const engine_spec& spec_;
+  std::uint64_t block_ = 0, pos_ = key_block;
+  std::uint64_t keys_[key_block];
+};
+
+struct item {
+  std::uint64_t key;
+  std::uint64_t pos;  // where the record is; increases with the input order
+};
+
+inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<std::uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<std::uint8_t>(v);
+  return p;
+}
+inline const std::uint8_t* get_varint(const std::uint8_t* p, std::uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    const std::uint8_t b = *p++;
+    v |= std::uint64_t{b & 0x7Fu} << shift;
+    if (!(b & 0x80)) return p;
+  }
+}
+inline std::size_t varint_size(std::uint64_t v) { return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : 10; }
+
+// Runs f(i) for i in [0, count) on up to `threads` threads; the first exception is rethrown.
+template <class F>
+void parallel_for(std::uint64_t count, unsigned threads, F&& f) {
+  if (threads <= 1 || count < 2) {
+    for (std::uint64_t i = 0; i < count; ++i) f(i);
+    return;
+  }
+  std::atomic<std::uint64_t> next{0};
+  std::exception_ptr error;
+  std::mutex mu;
+  auto work = [&] {
+    try {
+      for (std::uint64_t i; (i = next.fetch_add(1)) < count;) f(i);
+    } catch (...) {
+      const std::lock_guard lock(mu);
+      if (!error) error = std::current_exception();
+      next.store(count);
+    }
+  };
+  std::vector<std::thread> pool;
+  const auto extra = static_cast<unsigned>(std::min<std::uint64_t>(threads, count)) - 1;
+  for (unsigned t = 0; t < extra; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// Sorts the items by (key, pos) and shuffles runs of equal keys; for_each(emit) must call
+// emit(key, pos) for every item, in increasing pos order (it runs twice). One counting pass
+// over the key bits [shift, shift + bits) places the items; each bucket is then sorted on
+// its own (expected O(1) items per bucket slot for uniform keys). `counts` is scratch of
+// 2^bits + 1 words.
+template <class ForEach>
+void sort_items(std::span<item> items, unsigned shift, unsigned bits, ForEach&& for_each, const engine_spec& spec,
+                unsigned threads, std::vector<std::uint64_t>& counts) {
+  const std::uint64_t nb = std::uint64_t{1} << bits;
+  const std::uint64_t mask = nb - 1;
+  counts.assign(nb + 1, 0);
+  for_each([&](std::uint64_t key, std::uint64_t) { ++counts[((key >> shift) & mask) + 1]; });
+  for (std::uint64_t b = 1; b <= nb; ++b) counts[b] += counts[b - 1];
+  for_each([&](std::uint64_t key, std::uint64_t pos) { items[counts[(key >> shift) & mask]++] = item{key, pos}; });
+  // now counts[b] is the end of bucket b
+  const std::uint64_t grain = 64;
+  parallel_for((nb + grain - 1) / grain, threads, [&](std::uint64_t g) {
+    for (std::uint64_t b = g * grain; b < std::min(nb, (g + 1) * grain); ++b) {
+      const std::uint64_t lo = b ? counts[b - 1] : 0, hi = counts[b];
+      if (hi - lo > 1)
+        std::sort(items.begin() + static_cast<std::ptrdiff_t>(lo), items.begin() + static_cast<std::ptrdiff_t>(hi),
+                  [](const item& x, const item& y) { return x.key != y.key ? x.key < y.key : x.pos < y.pos; });
+    }
+  });
+  for (std::size_t i = 0; i + 1 < items.size();) {
+    std::size_t j = i + 1;
+    while (j < items.size() && items[j].key == items[i].key) ++j;
+    if (j - i > 1) visit_engine(spec, tie_stream_base | items[i].key, [&](auto& e) { fisher_yates(items.subspan(i, j - i), e); });
+    i = j;
+  }
+}
+
+// Counting-sort bits for n items within `scratch_bytes` of counts.
+inline unsigned sort_bits(std::uint64_t n, std::uint64_t scratch_bytes) {
+  unsigned bits = n < 8 ? 0 : static_cast<unsigned>(std::bit_width(n / 4)) - 1;
+  bits = std::min(bits, 16u);
+  while (bits > 0 && ((std::uint64_t{8} << bits) + 8) > scratch_bytes) --bits;
+  return bits;
+}
+
+// Memory bookkeeping: what is held now and the peak.
+struct ledger {
+  std::uint64_t held = 0, peak = 0;
+  void take(std::uint64_t b) {
+    held += b;
+    peak = std::max(peak, held);
+  }
+  void give(std::uint64_t b) { held -= std::min(held, b); }
+};
+
+// Allocates n bytes or throws memory_error naming the size and purpose.
+std::unique_ptr<char[]> allocate(std::uint64_t bytes, const char* purpose);
+
+// The budget split (external.hpp: "Memory stays within memory_bytes").
+struct budget {
+  std::uint64_t memory;          // M
+  std::uint64_t work;            // the work area: M - read buffer - output buffers
+  std::uint64_t bucket_buffers;  // write buffers of all bucket files while scattering
+  std::uint64_t in_memory;       // what the in-memory path may use (work - bucket_buffers)
+  std::uint64_t max_buckets;     // buckets per scatter (power of two, >= 2)
+  explicit budget(std::uint64_t m);
+};
+
+// A temporary bucket file: unlinked at once, written through a buffer, read back whole or
+// in pieces. Records: 8-byte key, varint length, bytes.
+class bucket_file {
+ public:
+  bucket_file(const std::string& dir, std::uint64_t buffer_bytes, ledger& mem, external_shuffle_stats& stats);
+  ~bucket_file();
+  bucket_file(const bucket_file&) = delete;
+  bucket_file& operator=(const bucket_file&) = delete;
+  void append(std::uint64_t key, std::string_view record);
+  void flush();     // writes the buffer out and frees it (no append after it)
+  void release();   // closes the file: its disk space is freed
+  [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+  [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
+  // Reads bytes [offset, offset + n) into out (all of them, or throws).
+  void read(std::uint64_t offset, char* out, std::uint64_t n) const;
+
+ private:
+  void write_out(const char* p, std::uint64_t n);
+  std::string dir_;
+  int fd_ = -1;
+  std::unique_ptr<char[]> buf_;
+  std::uint64_t cap_ = 0, used_ = 0, size_ = 0, records_ = 0;
+  ledger& mem_;
+  external_shuffle_stats& stats_;
+};
+
+}  // namespace fairdeck::external_detail
