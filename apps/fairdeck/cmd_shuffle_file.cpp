@@ -194,7 +194,7 @@ int run_shuffle_file(const shuffle_file_options& o) {
                 {"record_size", o.record_size ? nlohmann::json(o.record_size) : nlohmann::json(nullptr)},
                 {"items", items},
                 {"bytes", size},
-                {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
+                {"threads", resolve_threads(o.threads)},
                 {"buckets", stats.buckets},
                 {"scratch_bytes", stats.buffer_bytes},
                 {"engine", engine_json(spec)},
