@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/security/internal/attack_kernel.hpp"
+#include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "fairdeck/util/parallel.hpp"
 #include "fairdeck/util/printable.hpp"
 
@@ -126,7 +127,7 @@ std::vector<card_t> deck_for_seed(engine_id engine, shuffle_kind algorithm, std:
   engine_spec es;
   es.id = engine;
   es.seed = seed;
-  visit_engine(es, 0, [&](auto& e) { apply_shuffle(shuffle_spec{algorithm, 0}, deck, e); });
+  shuffle_deck(es, 0, shuffle_spec{algorithm, 0}, deck);
   return deck;
 }
 

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "fairdeck/random/xoshiro256pp.hpp"
+#include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck::stats {
@@ -18,18 +18,18 @@ namespace {
 constexpr std::uint64_t stop_check_mask = 1023;
 
 // Deals one chunk (stream `chunk`) into `counter`; false if a stop request cut it short.
-bool deal_chunk(const audit_subject& s, std::uint64_t chunk, std::uint64_t deals, std::vector<card_t>& deck,
-                chunk_counter& counter, const run_control& rc) {
-  return visit_engine(s.engine, chunk, [&](auto& engine) {
-    counter.start_chain();
-    for (std::uint64_t t = 0; t < deals; ++t) {
-      if ((t & stop_check_mask) == stop_check_mask && rc.stopped()) return false;
-      std::iota(deck.begin(), deck.end(), card_t{0});  // every deal starts from the canonical order
-      apply_shuffle(s.algorithm, deck, engine);
-      counter.add(deck);
-    }
-    return true;
+bool deal_chunk(const audit_subject& s, std::uint64_t chunk, std::uint64_t deals, std::span<const card_t> canonical,
+                std::vector<card_t>& deck, chunk_counter& counter, const run_control& rc) {
+  counter.start_chain();
+  std::uint64_t t = 0;
+  bool stopped = false;
+  // every deal starts from the canonical order
+  shuffle_deals(s.engine, chunk, s.algorithm, canonical, deck, deals, [&](std::span<const card_t> dealt) {
+    counter.add(dealt);
+    stopped = (++t & stop_check_mask) == 0 && rc.stopped();
+    return !stopped;
   });
+  return !stopped;
 }
 
 }  // namespace
@@ -37,10 +37,11 @@ bool deal_chunk(const audit_subject& s, std::uint64_t chunk, std::uint64_t deals
 audit_counts count_deals(const audit_subject& subject, std::size_t n, std::uint64_t trials, unsigned threads,
                          const run_control& rc) {
   audit_counts total(n);
+  std::vector<card_t> canonical(n);
+  std::iota(canonical.begin(), canonical.end(), card_t{0});
   {  // Fail here, on the caller's thread, when the algorithm cannot shuffle n cards.
     std::vector<card_t> probe(n);
-    xoshiro256pp e(1);
-    apply_shuffle(subject.algorithm, probe, e);
+    shuffle_deck(engine_spec{engine_id::xoshiro256pp, 1, {}}, 0, subject.algorithm, probe);
   }
   const std::uint64_t chunks = (trials + audit_chunk_deals - 1) / audit_chunk_deals;
   const unsigned workers = parallel_workers(chunks, threads);
@@ -58,7 +59,7 @@ audit_counts count_deals(const audit_subject& subject, std::size_t n, std::uint6
   parallel_for(chunks, workers, rc, [&](std::uint64_t k, unsigned w) {
     worker_state& ws = state[w];
     const std::uint64_t deals = std::min(audit_chunk_deals, trials - k * audit_chunk_deals);
-    if (!deal_chunk(subject, k, deals, ws.deck, ws.counter, rc)) {
+    if (!deal_chunk(subject, k, deals, canonical, ws.deck, ws.counter, rc)) {
       ws.counter.discard();  // counts stay a whole number of chunks
       return;
     }
