@@ -10,6 +10,13 @@
 
 #include <fmt/format.h>
 
+// The public headers use unsigned __int128 for 64x64->128-bit products (Lemire's bounded
+// draws in random/bounded.hpp, pcg64, the huge shuffle's scatter step): GCC and Clang on
+// 64-bit targets (x86-64, aarch64) have it; other compilers are not supported (README).
+#if !defined(__SIZEOF_INT128__)
+#error "fairdeck needs unsigned __int128: build with GCC or Clang for a 64-bit target"
+#endif
+
 namespace fairdeck {
 namespace {
 
