@@ -25,6 +25,13 @@ packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev
 if [[ $preset == clang || $preset == asan || $ci_tools == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)
 fi
+# aarch64 preset: the cross compiler and the arm64 (multiarch) packages the library links.
+if [[ $preset == aarch64 ]]; then
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    if [[ $(id -u) -ne 0 ]]; then sudo dpkg --add-architecture arm64; else dpkg --add-architecture arm64; fi
+  fi
+  packages+=(g++-aarch64-linux-gnu libsodium-dev:arm64 libfmt-dev:arm64 libboost-dev:arm64 zlib1g-dev:arm64)
+fi
 if [[ $ci_tools == 1 ]]; then
   packages+=(chromium python3 dieharder)
   # node + npm for the browser verifier's tests (tests/browser, playwright-core from npm). A

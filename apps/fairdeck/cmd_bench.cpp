@@ -232,7 +232,7 @@ int run_bench(const bench_options& o) {
   const std::uint64_t huge_n = o.huge_size ? o.huge_size : (o.quick ? 10'000'000 : 100'000'000);
   const double target_ns = o.quick ? 3e6 : 2e7;  // per sample of the small cases
   if (o.huge_size && o.no_huge) throw usage_error("--huge-size and --no-huge contradict each other");
-  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = resolve_threads(o.threads);
 
   std::vector<bench_section> sections;
   sections.push_back(shuffle52_section());

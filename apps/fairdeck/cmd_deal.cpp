@@ -6,6 +6,7 @@
 #include "card_output.hpp"
 #include "command.hpp"
 #include "fairdeck/shuffle/fairness.hpp"
+#include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "options.hpp"
 
@@ -35,7 +36,7 @@ int run_deal(const deal_options& o) {
 
   const engine_spec eng = o.engine.resolve();
   auto deck = make_deck(spec);
-  visit_engine(eng, 0, [&](auto& e) { apply_shuffle(algo, deck, e); });
+  shuffle_deck(eng, 0, algo, deck);
   if (const shuffle_fairness verdict = assess_fairness(algo, eng.id, deck.size()); !verdict.fair)
     fmt::print(stderr, "fairdeck: warning: {}\n", verdict.warning);
   const format_options fo{o.unicode};

@@ -6,6 +6,7 @@
 #include "card_output.hpp"
 #include "command.hpp"
 #include "fairdeck/shuffle/fairness.hpp"
+#include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "options.hpp"
 
 namespace fairdeck::cli {
@@ -25,7 +26,7 @@ int run_shuffle(const shuffle_options& o) {
   const shuffle_spec algo = o.algorithm.spec();
   const engine_spec eng = o.engine.resolve();
   auto deck = make_deck(spec);
-  visit_engine(eng, 0, [&](auto& e) { apply_shuffle(algo, deck, e); });
+  shuffle_deck(eng, 0, algo, deck);
   const shuffle_fairness verdict = assess_fairness(algo, eng.id, deck.size());
   if (!verdict.fair) fmt::print(stderr, "fairdeck: warning: {}\n", verdict.warning);
 

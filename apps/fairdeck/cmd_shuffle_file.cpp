@@ -19,6 +19,7 @@
 #include "command.hpp"
 #include "fairdeck/shuffle/external.hpp"
 #include "fairdeck/util/byte_size.hpp"
+#include "fairdeck/util/parallel.hpp"
 #include "fairdeck/util/record_io.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"
@@ -165,7 +166,7 @@ int run_shuffle_file(const shuffle_file_options& o) {
                 {"memory_limit_bytes", memory},
                 {"peak_memory_bytes", peak_rss_bytes()},
                 {"reserved_bytes", stats.peak_reserved_bytes},
-                {"threads", o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency())},
+                {"threads", resolve_threads(o.threads)},
                 {"engine", engine_json(spec)},
                 {"seconds", secs}});
   }

@@ -10,6 +10,7 @@
 #include "fairdeck/cards/card.hpp"
 #include "fairdeck/random/engine_registry.hpp"
 #include "fairdeck/shuffle/algorithm.hpp"
+#include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck::cli {
 
@@ -42,7 +43,7 @@ void add_algorithm_option(CLI::App& cmd, algorithm_options& o);
 
 // The one --threads rule of every command: 0 (one per hardware thread) or 1..max_threads;
 // anything larger is a usage error, never a silent cap.
-inline constexpr unsigned max_threads = 256;
+using fairdeck::max_threads;  // util/parallel.hpp: the library applies the same rule
 CLI::Option* add_threads_option(CLI::App& cmd, unsigned& threads, const std::string& description);
 
 // {"name", "secure", "reproducible", "seed"?} for --json output.

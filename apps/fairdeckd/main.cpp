@@ -11,6 +11,7 @@
 
 #include "api.hpp"
 #include "fairdeck/security/verify_page.hpp"
+#include "fairdeck/util/parallel.hpp"
 #include "server.hpp"
 
 namespace {
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand("serve", "Serve the HTTP API until SIGTERM/SIGINT");
   common(serve_cmd);
   serve_cmd->add_option("--listen", srv.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
-  serve_cmd->add_option("--threads", srv.threads, "I/O threads (0: one per core)")->capture_default_str();
+  serve_cmd->add_option("--threads", srv.threads, "I/O threads (0: one per core)")->capture_default_str()->check(
+      CLI::Range(0u, fairdeck::max_threads));
   serve_cmd->add_option("--max-body", srv.max_body, "Largest request body, bytes")->capture_default_str();
   unsigned read_timeout = 15;
   serve_cmd->add_option("--read-timeout", read_timeout, "Seconds a client may take to send a request")

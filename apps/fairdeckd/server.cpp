@@ -14,6 +14,8 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
+#include "fairdeck/util/parallel.hpp"
+
 namespace fairdeck::service {
 namespace {
 
@@ -178,7 +180,7 @@ tcp::endpoint parse_listen(const std::string& text) {
 }  // namespace
 
 void serve(api& handler, const server_options& o, const std::function<void(const std::string&)>& on_listening) {
-  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = fairdeck::resolve_threads(o.threads);
   net::io_context ioc{static_cast<int>(threads)};
   shared_state state{handler, o};
   auto l = std::make_shared<listener>(ioc, parse_listen(o.listen), state);

@@ -14,24 +14,13 @@
 #include <fmt/format.h>
 
 #include "fairdeck/random/chacha20.hpp"  // detail::prepare_sodium
+#include "fairdeck/util/hex.hpp"
 
 namespace fairdeck::certify {
 namespace {
 
 constexpr std::string_view secret_tag = "fairdeck-ed25519-secret-key ";
 constexpr std::string_view public_tag = "fairdeck-ed25519-public-key ";
-
-std::string to_hex(const unsigned char* p, std::size_t n) {
-  std::string out(2 * n + 1, '\0');
-  sodium_bin2hex(out.data(), out.size(), p, n);
-  out.pop_back();
-  return out;
-}
-
-bool from_hex(std::string_view hex, unsigned char* out, std::size_t n) {
-  std::size_t len = 0;
-  return hex.size() == 2 * n && sodium_hex2bin(out, n, hex.data(), hex.size(), nullptr, &len, nullptr) == 0 && len == n;
-}
 
 std::string read_tagged(const std::string& path, std::string_view tag) {
   std::ifstream f(path, std::ios::binary);

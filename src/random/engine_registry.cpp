@@ -5,9 +5,17 @@
 
 #include <array>
 #include <bit>
+#include <exception>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+// The public headers use unsigned __int128 for 64x64->128-bit products (Lemire's bounded
+// draws in random/bounded.hpp, pcg64, the huge shuffle's scatter step): GCC and Clang on
+// 64-bit targets (x86-64, aarch64) have it; other compilers are not supported (README).
+#if !defined(__SIZEOF_INT128__)
+#error "fairdeck needs unsigned __int128: build with GCC or Clang for a 64-bit target"
+#endif
 
 namespace fairdeck {
 namespace {
@@ -46,14 +54,35 @@ constexpr std::array catalog = {
                 std::uint64_t{1} << 32},
 };
 
+// One case per enumerator and no default: with -Wall -Werror (-Wswitch) a new engine_id
+// missing here fails the build, and the static_assert below then demands its catalog row.
+constexpr bool is_enumerator(engine_id id) noexcept {
+  switch (id) {
+    case engine_id::secure: case engine_id::chacha20: case engine_id::xoshiro256pp: case engine_id::pcg64:
+    case engine_id::mt19937_64: case engine_id::glibc_rand: case engine_id::msvc_rand: case engine_id::delphi:
+    case engine_id::dotnet: case engine_id::java: case engine_id::mt19937: case engine_id::minstd:
+      return true;
+  }
+  return false;
+}
+
+// Row i describes engine_id(i), and every enumerator has a row: info() cannot fall back on
+// another engine's row (row 0 is `secure`: a new engine without a row would pass as secure).
+constexpr bool catalog_complete() noexcept {
+  for (std::size_t i = 0; i < catalog.size(); ++i)
+    if (static_cast<std::size_t>(catalog[i].id) != i || !is_enumerator(catalog[i].id)) return false;
+  return !is_enumerator(static_cast<engine_id>(catalog.size()));
+}
+static_assert(catalog_complete(), "engine catalog: one row per engine_id, in enum order (docs/engines.md)");
+
 }  // namespace
 
 std::span<const engine_info> engine_catalog() noexcept { return catalog; }
 
 const engine_info& info(engine_id id) noexcept {
-  for (const auto& e : catalog)
-    if (e.id == id) return e;
-  return catalog[0];
+  const auto i = static_cast<std::size_t>(id);
+  if (i >= catalog.size()) std::terminate();  // not an engine_id: a cast gone wrong, never row 0
+  return catalog[i];
 }
 
 engine_id parse_engine_name(std::string_view name) {

@@ -4,14 +4,14 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
-#include <mutex>
 #include <numeric>
 #include <stdexcept>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "fairdeck/security/internal/attack_kernel.hpp"
+#include "fairdeck/shuffle/shuffle_deck.hpp"
+#include "fairdeck/util/parallel.hpp"
 #include "fairdeck/util/printable.hpp"
 
 namespace fairdeck {
@@ -127,7 +127,7 @@ std::vector<card_t> deck_for_seed(engine_id engine, shuffle_kind algorithm, std:
   engine_spec es;
   es.id = engine;
   es.seed = seed;
-  visit_engine(es, 0, [&](auto& e) { apply_shuffle(shuffle_spec{algorithm, 0}, deck, e); });
+  shuffle_deck(es, 0, shuffle_spec{algorithm, 0}, deck);
   return deck;
 }
 
@@ -150,52 +150,40 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
 
   const std::uint64_t total = spec.last_seed - spec.first_seed + 1;
   const std::uint64_t chunks = (total + chunk_seeds - 1) / chunk_seeds;
-  unsigned threads = spec.threads ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, chunks));
+  const unsigned threads = parallel_workers(chunks, spec.threads);
 
-  std::atomic<std::uint64_t> next_chunk{0}, done{0}, match_count{0};
-  std::mutex mu;  // guards `found` and serialises progress reports
-  std::vector<std::uint64_t> found;
-
-  auto worker = [&] {
+  std::atomic<std::uint64_t> match_count{0};
+  progress_meter progress(control, total);
+  struct worker_state {
     std::vector<std::uint64_t> candidates, mine;
-    std::uint64_t my_matches = 0;
-    for (;;) {
-      if (control.stopped()) break;
-      const std::uint64_t c = next_chunk.fetch_add(1, std::memory_order_relaxed);
-      if (c >= chunks) break;
-      const std::uint64_t first = spec.first_seed + c * chunk_seeds;
-      const std::uint64_t count = std::min(chunk_seeds, total - c * chunk_seeds);
-      candidates.clear();
-      if (lanes)
-        lanes(first, count, plan, candidates);
-      else
-        scan_scalar(spec, plan, first, count, candidates);
-      for (std::uint64_t s : candidates) {
-        // Every candidate is confirmed with the reference shuffle: the filter tracks only two
-        // cards, and a lane model may pass a seed it could not follow (Java's rejection loop).
-        if (!matches_all(deck_for_seed(spec.engine, spec.algorithm, s, spec.deck_size), spec.known)) continue;
-        ++my_matches;
-        mine.push_back(s);
-      }
-      if (mine.size() > 2 * spec.max_reported) trim(mine, spec.max_reported);
-      const std::uint64_t d = done.fetch_add(count, std::memory_order_relaxed) + count;
-      if (control.on_progress) {
-        std::lock_guard lock(mu);
-        control.progress(d, total);
-      }
-    }
-    trim(mine, spec.max_reported);
-    match_count.fetch_add(my_matches, std::memory_order_relaxed);
-    std::lock_guard lock(mu);
-    found.insert(found.end(), mine.begin(), mine.end());
   };
+  std::vector<worker_state> state(threads);
 
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  parallel_for(chunks, threads, control, [&](std::uint64_t c, unsigned w) {
+    auto& [candidates, mine] = state[w];
+    const std::uint64_t first = spec.first_seed + c * chunk_seeds;
+    const std::uint64_t count = std::min(chunk_seeds, total - c * chunk_seeds);
+    candidates.clear();
+    if (lanes)
+      lanes(first, count, plan, candidates);
+    else
+      scan_scalar(spec, plan, first, count, candidates);
+    std::uint64_t matches = 0;
+    for (std::uint64_t s : candidates) {
+      // Every candidate is confirmed with the reference shuffle: the filter tracks only two
+      // cards, and a lane model may pass a seed it could not follow (Java's rejection loop).
+      if (!matches_all(deck_for_seed(spec.engine, spec.algorithm, s, spec.deck_size), spec.known)) continue;
+      ++matches;
+      mine.push_back(s);
+    }
+    if (mine.size() > 2 * spec.max_reported) trim(mine, spec.max_reported);
+    match_count.fetch_add(matches, std::memory_order_relaxed);
+    progress.add(count);
+  });
+  std::vector<std::uint64_t> found;
+  for (auto& ws : state) {
+    trim(ws.mine, spec.max_reported);
+    found.insert(found.end(), ws.mine.begin(), ws.mine.end());
   }
 
   attack_result r;
@@ -203,9 +191,9 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
   if (found.size() > spec.max_reported) found.resize(spec.max_reported);
   r.seeds = std::move(found);
   r.matches = match_count.load();
-  r.seeds_searched = done.load();
+  r.seeds_searched = progress.done();
   r.complete = r.seeds_searched == total;
-  r.threads = std::max(1u, threads);
+  r.threads = threads;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
   return r;
 }

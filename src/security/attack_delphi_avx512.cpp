@@ -5,6 +5,17 @@
 // base_k + l * a^k (mod 2^32): one add of a precomputed vector replaces the multiply;
 // (2) Random(n) = (RandSeed * n) >> 32 uses two 32x32->64 multiplies (even and odd
 // lanes) instead of widening to 64-bit lanes.
+// x86-64 only: elsewhere delphi_scan_avx512 is the portable lane model (never picked there:
+// lane_scanner only picks AVX-512 code on a CPU that has it).
+#if !defined(__x86_64__)
+#include "fairdeck/security/internal/attack_kernel.hpp"
+
+namespace fairdeck::attack_detail {
+void delphi_scan_avx512(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
+  lane_scanner(engine_id::delphi, plan.step_count, false)(first, count, plan, out);
+}
+}  // namespace fairdeck::attack_detail
+#else
 // g++ 12 warns falsely inside its own AVX-512 intrinsics (GCC bug 105593).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -75,3 +86,4 @@ constexpr unsigned vectors = lanes / 16;
 }
 
 }  // namespace fairdeck::attack_detail
+#endif  // __x86_64__

@@ -292,6 +292,10 @@ inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan
   }
 }
 
+// x86-64: one build of each lane model per instruction set, picked at run time (detect()).
+// Other architectures (aarch64, ...): the portable build only, which the compiler vectorises
+// for the target's own SIMD; the _avx512 / _avx2 names then refer to it.
+#if defined(__x86_64__)
 #define FAIRDECK_SCANNERS(NAME, LANES)                                                                 \
   [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq"), gnu::flatten]] void NAME##_avx512(              \
       std::uint64_t f, std::uint64_t c, const scan_plan& p, std::vector<std::uint64_t>& o) {           \
@@ -306,6 +310,15 @@ inline void scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan
                                         std::vector<std::uint64_t>& o) {                               \
     scan<LANES>(f, c, p, o);                                                                           \
   }
+#else
+#define FAIRDECK_SCANNERS(NAME, LANES)                                                                 \
+  [[gnu::flatten]] void NAME##_baseline(std::uint64_t f, std::uint64_t c, const scan_plan& p,          \
+                                        std::vector<std::uint64_t>& o) {                               \
+    scan<LANES>(f, c, p, o);                                                                           \
+  }                                                                                                    \
+  constexpr auto& NAME##_avx512 = NAME##_baseline;                                                     \
+  constexpr auto& NAME##_avx2 = NAME##_baseline;
+#endif
 
 FAIRDECK_SCANNERS(delphi, delphi_lanes)
 FAIRDECK_SCANNERS(msvc, msvc_lanes)
@@ -319,12 +332,16 @@ FAIRDECK_SCANNERS(mt19937, mt19937_lanes)
 enum class isa { avx512, avx2, baseline };
 
 isa detect() noexcept {
+#if !defined(__x86_64__)
+  return isa::baseline;  // no x86 kernels built (see FAIRDECK_SCANNERS)
+#else
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq"))
     return isa::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return isa::avx2;
   return isa::baseline;
+#endif
 }
 
 isa best() noexcept {

@@ -11,20 +11,11 @@
 
 #include "fairdeck/random/chacha20.hpp"  // detail::secure_wipe
 #include "fairdeck/random/os_entropy.hpp"
+#include "fairdeck/util/hex.hpp"
 
 namespace fairdeck::fair {
 // SHA-256, HMAC-SHA256 and hex need no sodium_init() (which aborts without OS entropy), so
 // verifying a deal works even on a machine that has none.
-namespace {
-
-std::string to_hex(std::span<const std::uint8_t> bytes) {
-  std::string out(bytes.size() * 2 + 1, '\0');
-  sodium_bin2hex(out.data(), out.size(), bytes.data(), bytes.size());  // lowercase
-  out.pop_back();
-  return out;
-}
-
-}  // namespace
 
 // ---- server seed ----
 

@@ -15,23 +15,10 @@
 
 #include "fairdeck/random/chacha20.hpp"  // detail::prepare_sodium
 #include "fairdeck/random/os_entropy.hpp"
+#include "fairdeck/util/hex.hpp"
 
 namespace fairdeck::service {
 namespace {
-
-std::string to_hex(const unsigned char* p, std::size_t n) {
-  std::string out(2 * n + 1, '\0');
-  sodium_bin2hex(out.data(), out.size(), p, n);
-  out.pop_back();
-  return out;
-}
-
-// Exactly 2n hex digits -> n bytes; false otherwise.
-bool from_hex(std::string_view hex, unsigned char* out, std::size_t n) {
-  if (hex.size() != 2 * n) return false;
-  std::size_t len = 0;
-  return sodium_hex2bin(out, n, hex.data(), hex.size(), nullptr, &len, nullptr) == 0 && len == n;
-}
 
 std::string errno_text() { return std::strerror(errno); }
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <exception>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -38,14 +39,34 @@ constexpr std::array catalog = {
 
 constexpr std::size_t max_steps = 64;  // in one composition
 
+// One case per enumerator and no default: with -Wall -Werror (-Wswitch) a new shuffle_kind
+// missing here fails the build, and the static_assert below then demands its catalog row.
+constexpr bool is_enumerator(shuffle_kind kind) noexcept {
+  switch (kind) {
+    case shuffle_kind::fisher_yates: case shuffle_kind::partial: case shuffle_kind::sort: case shuffle_kind::naive:
+    case shuffle_kind::asf1999: case shuffle_kind::riffle: case shuffle_kind::overhand: case shuffle_kind::cut:
+      return true;
+  }
+  return false;
+}
+
+// Row i describes shuffle_kind(i), and every enumerator has a row: info() cannot fall back
+// on another algorithm's row (row 0 is fisher-yates: a new algorithm would pass as fair).
+constexpr bool catalog_complete() noexcept {
+  for (std::size_t i = 0; i < catalog.size(); ++i)
+    if (static_cast<std::size_t>(catalog[i].kind) != i || !is_enumerator(catalog[i].kind)) return false;
+  return !is_enumerator(static_cast<shuffle_kind>(catalog.size()));
+}
+static_assert(catalog_complete(), "shuffle catalog: one row per shuffle_kind, in enum order");
+
 }  // namespace
 
 std::span<const shuffle_algorithm_info> shuffle_catalog() noexcept { return catalog; }
 
 const shuffle_algorithm_info& info(shuffle_kind kind) noexcept {
-  for (const auto& a : catalog)
-    if (a.kind == kind) return a;
-  return catalog[0];
+  const auto i = static_cast<std::size_t>(kind);
+  if (i >= catalog.size()) std::terminate();  // not a shuffle_kind: a cast gone wrong, never row 0
+  return catalog[i];
 }
 
 std::vector<shuffle_step> shuffle_spec::steps() const {

@@ -1,18 +1,15 @@
 #include "fairdeck/stats/audit.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <istream>
-#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include <fmt/format.h>
 
-#include "fairdeck/random/xoshiro256pp.hpp"
+#include "fairdeck/shuffle/shuffle_deck.hpp"
+#include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck::stats {
 namespace {
@@ -21,19 +18,18 @@ namespace {
 constexpr std::uint64_t stop_check_mask = 1023;
 
 // Deals one chunk (stream `chunk`) into `counter`; false if a stop request cut it short.
-bool deal_chunk(const audit_subject& s, std::uint64_t chunk, std::uint64_t deals, std::vector<card_t>& deck,
-                chunk_counter& counter, const run_control& rc, const std::atomic<bool>& failed) {
-  return visit_engine(s.engine, chunk, [&](auto& engine) {
-    counter.start_chain();
-    for (std::uint64_t t = 0; t < deals; ++t) {
-      if ((t & stop_check_mask) == stop_check_mask && (rc.stopped() || failed.load(std::memory_order_relaxed)))
-        return false;
-      std::iota(deck.begin(), deck.end(), card_t{0});  // every deal starts from the canonical order
-      apply_shuffle(s.algorithm, deck, engine);
-      counter.add(deck);
-    }
-    return true;
+bool deal_chunk(const audit_subject& s, std::uint64_t chunk, std::uint64_t deals, std::span<const card_t> canonical,
+                std::vector<card_t>& deck, chunk_counter& counter, const run_control& rc) {
+  counter.start_chain();
+  std::uint64_t t = 0;
+  bool stopped = false;
+  // every deal starts from the canonical order
+  shuffle_deals(s.engine, chunk, s.algorithm, canonical, deck, deals, [&](std::span<const card_t> dealt) {
+    counter.add(dealt);
+    stopped = (++t & stop_check_mask) == 0 && rc.stopped();
+    return !stopped;
   });
+  return !stopped;
 }
 
 }  // namespace
@@ -41,53 +37,36 @@ bool deal_chunk(const audit_subject& s, std::uint64_t chunk, std::uint64_t deals
 audit_counts count_deals(const audit_subject& subject, std::size_t n, std::uint64_t trials, unsigned threads,
                          const run_control& rc) {
   audit_counts total(n);
+  std::vector<card_t> canonical(n);
+  std::iota(canonical.begin(), canonical.end(), card_t{0});
   {  // Fail here, on the caller's thread, when the algorithm cannot shuffle n cards.
     std::vector<card_t> probe(n);
-    xoshiro256pp e(1);
-    apply_shuffle(subject.algorithm, probe, e);
+    shuffle_deck(engine_spec{engine_id::xoshiro256pp, 1, {}}, 0, subject.algorithm, probe);
   }
   const std::uint64_t chunks = (trials + audit_chunk_deals - 1) / audit_chunk_deals;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  const auto workers = static_cast<unsigned>(std::min<std::uint64_t>(threads, std::max<std::uint64_t>(chunks, 1)));
+  const unsigned workers = parallel_workers(chunks, threads);
 
-  std::atomic<std::uint64_t> next_chunk{0}, done{0};
-  std::atomic<bool> failed{false};
-  std::mutex mu;  // serialises progress callbacks and error capture
-  std::exception_ptr error;
-  std::vector<audit_counts> partial(workers, audit_counts(n));
-
-  auto work = [&](unsigned w) {
-    try {
-      chunk_counter counter(n);
-      std::vector<card_t> deck(n);
-      for (;;) {
-        if (rc.stopped() || failed.load(std::memory_order_relaxed)) return;
-        const std::uint64_t k = next_chunk.fetch_add(1);
-        if (k >= chunks) return;
-        const std::uint64_t deals = std::min(audit_chunk_deals, trials - k * audit_chunk_deals);
-        if (!deal_chunk(subject, k, deals, deck, counter, rc, failed)) {
-          counter.discard();  // counts stay a whole number of chunks
-          return;
-        }
-        counter.flush_into(partial[w]);
-        const std::uint64_t d = done.fetch_add(deals) + deals;
-        std::lock_guard lock(mu);
-        rc.progress(d, trials);
-      }
-    } catch (...) {
-      std::lock_guard lock(mu);
-      if (!error) error = std::current_exception();
-      failed = true;
-    }
+  struct worker_state {
+    chunk_counter counter;
+    std::vector<card_t> deck;
+    audit_counts partial;
   };
+  std::vector<worker_state> state;
+  state.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) state.push_back({chunk_counter(n), std::vector<card_t>(n), audit_counts(n)});
+  progress_meter progress(rc, trials);
 
-  std::vector<std::thread> pool;
-  pool.reserve(workers - 1);
-  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-  for (const auto& p : partial) total.merge(p);
+  parallel_for(chunks, workers, rc, [&](std::uint64_t k, unsigned w) {
+    worker_state& ws = state[w];
+    const std::uint64_t deals = std::min(audit_chunk_deals, trials - k * audit_chunk_deals);
+    if (!deal_chunk(subject, k, deals, canonical, ws.deck, ws.counter, rc)) {
+      ws.counter.discard();  // counts stay a whole number of chunks
+      return;
+    }
+    ws.counter.flush_into(ws.partial);
+    progress.add(deals);
+  });
+  for (const auto& ws : state) total.merge(ws.partial);
   return total;
 }
 

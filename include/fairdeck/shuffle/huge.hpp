@@ -55,10 +55,10 @@ struct huge_shuffle_stats {
 };
 
 struct huge_shuffle_options {
-  unsigned threads = 0;             // 0: std::thread::hardware_concurrency(); never changes the result
+  unsigned threads = 0;             // 0: one per hardware thread (util/parallel.hpp); never changes the result
   std::uint64_t bucket_bytes = 0;   // target bucket size (0: 1 MiB, L2-resident); changes the result
   unsigned lanes = 0;               // top-level rough-scatter lanes, <= 64 (0: from n, at most 8); changes the result
-  run_control control;              // progress (reported from the calling thread) and Ctrl-C
+  run_control control;              // progress (one report at a time, from any worker) and Ctrl-C
   huge_shuffle_stats* stats = nullptr;
 };
 

@@ -5,19 +5,16 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cstdint>
-#include <exception>
-#include <mutex>
 #include <span>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "fairdeck/random/engine_registry.hpp"
 #include "fairdeck/shuffle/fisher_yates.hpp"
 #include "fairdeck/shuffle/internal/scatter_step.hpp"
+#include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck {
 
@@ -45,46 +42,15 @@ inline std::uint64_t stream_id(unsigned depth, std::uint64_t role, std::uint64_t
 // OS key instead — equally unpredictable. Other specs are returned unchanged.
 engine_spec keyed_once(const engine_spec& spec);
 
-struct progress_state {
-  const run_control& control;
-  std::uint64_t total;
-  std::atomic<std::uint64_t> done{0};
-};
-
-// Runs f(i) for i in [0, count) on `threads` threads (the caller is one of them and the
-// only one reporting progress). f returns the work units it did. Items are independent,
-// so which thread runs which item never shows in the result. Returns false if stopped
-// before every item ran; the first exception an item throws (bad_alloc in a settle step) is
-// rethrown after every thread has stopped.
+// Runs f(i) for i in [0, count) on `threads` threads through util's parallel_for (one stop,
+// exception and thread rule for the library); f returns the work units it did. Items are
+// independent, so which thread runs which item never shows in the result. Returns false if
+// stopped before every item ran; the first exception an item throws (bad_alloc in a settle
+// step) is rethrown after every thread has stopped.
 template <class F>
-bool parallel_for(std::uint64_t count, unsigned threads, progress_state& ps, F&& f) {
-  std::atomic<std::uint64_t> next{0}, finished{0};
-  std::exception_ptr error;
-  std::mutex error_mu;
-  auto work = [&](bool report) {
-    try {
-      for (;;) {
-        if (ps.control.stopped()) return;
-        const std::uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
-        if (i >= count) return;
-        ps.done.fetch_add(f(i), std::memory_order_relaxed);
-        finished.fetch_add(1, std::memory_order_relaxed);
-        if (report) ps.control.progress(ps.done.load(std::memory_order_relaxed), ps.total);
-      }
-    } catch (...) {
-      const std::lock_guard lock(error_mu);
-      if (!error) error = std::current_exception();
-      next.store(count);
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    const std::uint64_t helpers = std::min<std::uint64_t>(threads, count) - (count > 0 ? 1 : 0);
-    for (std::uint64_t t = 0; t < helpers; ++t) pool.emplace_back([&] { work(false); });
-    work(true);
-  }  // joins
-  if (error) std::rethrow_exception(error);
-  return finished.load() == count;
+bool parallel_for(std::uint64_t count, unsigned threads, progress_meter& progress, F&& f) {
+  return fairdeck::parallel_for(count, threads, progress.control(),
+                                [&](std::uint64_t i, unsigned) { progress.add(f(i)); });
 }
 
 // Buckets of a node of n elements: none (Fisher–Yates directly) while it fits 4 target buckets
@@ -151,8 +117,8 @@ bool shuffle(std::span<T> data, const engine_spec& user_spec, const huge_shuffle
     rc.progress(n, n);
     return true;
   }
-  const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  progress_state ps{rc, 2 * n};
+  const unsigned threads = resolve_threads(options.threads);
+  progress_meter ps(rc, 2 * n);
   T* const d = data.data();
   scatter::regions r(n, plan.bucket_bits, plan.lanes);
   // 1. Rough scatter, one task per lane (a stopped run leaves a permutation: lanes only swap).
