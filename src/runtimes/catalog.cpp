@@ -10,8 +10,8 @@ namespace {
 
 // Rows in enum order (checked below). The seed figures are the runtime's, see docs/engines.md.
 constexpr std::array catalog{
-    runtime_info{runtime_id::php, "php", "PHP 8.2", "mt_srand(S); shuffle($a);", 0xffffffffu, 32,
-                 "seeded once per process with 32 bits", 32},
+    runtime_info{runtime_id::php, "php", "PHP 8.2", "mt_srand(S); shuffle($a);", 0x7fffffffffffffffu, 32,
+                 "first use seeds MT19937 with 32 random bits (php_random_bytes), once per process", 32},
     runtime_info{runtime_id::java, "java", "OpenJDK 17", "Collections.shuffle(list, new Random(S));",
                  0xffffffffffffffffu, 48, "new Random(): seedUniquifier() ^ System.nanoTime()", 48},
     runtime_info{runtime_id::dotnet_framework, "dotnet-framework", "Mono 6.8 (.NET Framework System.Random)",
@@ -31,14 +31,14 @@ constexpr std::array catalog{
                  "a.sort(() => Math.random() - 0.5)", 0xffffffffffffffffu, 64,
                  "128-bit state from the OS entropy source", 128},
     runtime_info{runtime_id::libstdcxx, "libstdc++", "g++ 12 libstdc++", "std::shuffle(b, e, std::mt19937(S));",
-                 0xffffffffu, 32, "none: the program seeds it (often time(nullptr) or std::random_device)", 32},
+                 0xffffffffffffffffu, 32, "none: the program seeds it (often time(nullptr) or std::random_device)", 32},
     runtime_info{runtime_id::libstdcxx_default, "libstdc++-default", "g++ 12 libstdc++",
-                 "std::shuffle(b, e, std::default_random_engine(S));  // minstd_rand0", 0xffffffffu, 30.999999999,
+                 "std::shuffle(b, e, std::default_random_engine(S));  // minstd_rand0", 0xffffffffffffffffu, 30.999999999,
                  "none: default-constructed engines use seed 1", 0},
-    runtime_info{runtime_id::libcxx, "libc++", "clang 14 libc++", "std::shuffle(b, e, std::mt19937(S));", 0xffffffffu, 32,
+    runtime_info{runtime_id::libcxx, "libc++", "clang 14 libc++", "std::shuffle(b, e, std::mt19937(S));", 0xffffffffffffffffu, 32,
                  "none: the program seeds it (often time(nullptr) or std::random_device)", 32},
     runtime_info{runtime_id::libcxx_default, "libc++-default", "clang 14 libc++",
-                 "std::shuffle(b, e, std::default_random_engine(S));  // minstd_rand", 0xffffffffu, 30.999999999,
+                 "std::shuffle(b, e, std::default_random_engine(S));  // minstd_rand", 0xffffffffffffffffu, 30.999999999,
                  "none: default-constructed engines use seed 1", 0},
 };
 
