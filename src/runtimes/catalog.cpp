@@ -11,7 +11,7 @@ namespace {
 // Rows in enum order (checked below). The seed figures are the runtime's, see docs/engines.md.
 constexpr std::array catalog{
     runtime_info{runtime_id::php, "php", "PHP 8.2", "mt_srand(S); shuffle($a);", 0x7fffffffffffffffu, 32,
-                 "first use seeds MT19937 with 32 random bits (php_random_bytes), once per process", 32},
+                 "the first shuffle()/mt_rand() of a request seeds MT19937 with 32 bits from the OS CSPRNG (php_random_bytes)", 32},
     runtime_info{runtime_id::java, "java", "OpenJDK 17", "Collections.shuffle(list, new Random(S));",
                  0xffffffffffffffffu, 48, "new Random(): seedUniquifier() ^ System.nanoTime()", 48},
     runtime_info{runtime_id::dotnet_framework, "dotnet-framework", "Mono 6.8 (.NET Framework System.Random)",
@@ -21,7 +21,7 @@ constexpr std::array catalog{
                  "Mono 6.8 (.NET Framework System.Random)", "var r = new Random(S); a = a.OrderBy(_ => r.Next()).ToList();",
                  0x7fffffffu, 31, "new Random(): Environment.TickCount (milliseconds since boot)", 31},
     runtime_info{runtime_id::python, "python", "CPython 3.11", "random.Random(S).shuffle(x)", 0xffffffffffffffffu, 64,
-                 "random.Random(): 2500 bytes from os.urandom", 19937},
+                 "random.Random() and the module's shuffle(): init_by_array over 2500 bytes of os.urandom", 19937},
     runtime_info{runtime_id::go, "go", "Go 1.19", "rand.New(rand.NewSource(S)).Shuffle(n, swap)", 0xffffffffffffffffu,
                  30.999999999, "the global source is seeded with 1 unless rand.Seed is called", 0},
     runtime_info{runtime_id::node, "node", "Node.js (V8 Math.random, xorshift128+)",
@@ -31,15 +31,24 @@ constexpr std::array catalog{
                  "a.sort(() => Math.random() - 0.5)", 0xffffffffffffffffu, 64,
                  "128-bit state from the OS entropy source", 128},
     runtime_info{runtime_id::libstdcxx, "libstdc++", "g++ 12 libstdc++", "std::shuffle(b, e, std::mt19937(S));",
-                 0xffffffffffffffffu, 32, "none: the program seeds it (often time(nullptr) or std::random_device)", 32},
+                 0xffffffffffffffffu, 32,
+                 "none built in (a default-constructed std::mt19937 uses 5489): programs pass std::random_device{}() or "
+                 "time(nullptr), 32 bits",
+                 32},
     runtime_info{runtime_id::libstdcxx_default, "libstdc++-default", "g++ 12 libstdc++",
                  "std::shuffle(b, e, std::default_random_engine(S));  // minstd_rand0", 0xffffffffffffffffu, 30.999999999,
-                 "none: default-constructed engines use seed 1", 0},
+                 "none built in (default-constructed: seed 1): programs pass std::random_device{}() or time(nullptr), "
+                 "kept mod 2^31-1",
+                 30.999999999},
     runtime_info{runtime_id::libcxx, "libc++", "clang 14 libc++", "std::shuffle(b, e, std::mt19937(S));", 0xffffffffffffffffu, 32,
-                 "none: the program seeds it (often time(nullptr) or std::random_device)", 32},
+                 "none built in (a default-constructed std::mt19937 uses 5489): programs pass std::random_device{}() or "
+                 "time(nullptr), 32 bits",
+                 32},
     runtime_info{runtime_id::libcxx_default, "libc++-default", "clang 14 libc++",
                  "std::shuffle(b, e, std::default_random_engine(S));  // minstd_rand", 0xffffffffffffffffu, 30.999999999,
-                 "none: default-constructed engines use seed 1", 0},
+                 "none built in (default-constructed: seed 1): programs pass std::random_device{}() or time(nullptr), "
+                 "kept mod 2^31-1",
+                 30.999999999},
 };
 
 constexpr bool rows_in_enum_order() {
