@@ -1,6 +1,5 @@
 // fairdeck shuffle: print a shuffled deck, top card first.
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -10,7 +9,6 @@
 
 #include "card_output.hpp"
 #include "command.hpp"
-#include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/runtimes/audit.hpp"
 #include "fairdeck/runtimes/runtime.hpp"
 #include "fairdeck/shuffle/fairness.hpp"
@@ -28,18 +26,6 @@ struct shuffle_options {
   bool indices = false;
 };
 
-// A fresh seed in [0, max] from OS entropy (rejection: uniform).
-std::uint64_t fresh_seed(std::uint64_t max) {
-  const std::uint64_t limit = max + 1;  // 0: every 64-bit value
-  for (;;) {
-    std::uint64_t seed = 0;
-    os_entropy(std::as_writable_bytes(std::span(&seed, 1)));
-    if (limit == 0) return seed;
-    if (seed < std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % limit)
-      return seed % limit;
-  }
-}
-
 // --algorithm NAME of a runtime shuffle (php, python, ...: fairdeck/runtimes): the runtime's own
 // generator, seeded with --seed S (or a fresh seed, printed), shuffles the list 0..n-1 exactly
 // as the runtime does, and the shoe's cards follow that list.
@@ -51,7 +37,7 @@ int run_runtime_shuffle(const shuffle_options& o, runtimes::runtime_id id) {
                                   inf.name, inf.runtime));
   const deck_spec spec = o.deck.spec();
   const bool seeded = given(o.engine.seed_opt);
-  const std::uint64_t seed = seeded ? o.engine.seed : fresh_seed(inf.max_seed);
+  const std::uint64_t seed = seeded ? o.engine.seed : runtimes::fresh_seed(id);
   const auto shoe = make_deck(spec);
   std::vector<std::uint32_t> list(shoe.size());
   std::iota(list.begin(), list.end(), 0u);

@@ -51,6 +51,9 @@ struct runtime_info {
 [[nodiscard]] std::span<const runtime_info> runtime_catalog() noexcept;
 [[nodiscard]] const runtime_info& info(runtime_id id) noexcept;
 [[nodiscard]] std::optional<runtime_id> find_runtime(std::string_view name) noexcept;
+// A seed uniform in [0, info(id).max_seed] from OS entropy (for runs without --seed, which
+// print it); throws fairdeck::entropy_error when the OS has none. src/runtimes/seed.cpp.
+[[nodiscard]] std::uint64_t fresh_seed(runtime_id id);
 
 // One seeded runtime generator plus its shuffle idiom. Throws std::invalid_argument for a seed
 // above info(id).max_seed and for a list the runtime could not shuffle (e.g. longer than its
