@@ -3,6 +3,7 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -49,10 +50,12 @@ int run_runtime_shuffle(const shuffle_options& o, runtimes::runtime_id id) {
   std::vector<card_t> deck(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) deck[i] = shoe[list[i]];
   const double orders_bits = std::lgamma(static_cast<double>(deck.size()) + 1) / std::log(2.0);
-  fmt::print(stderr, "fairdeck: note: --algorithm {} runs {}'s `{}` with S = {}{}: reproducible and NOT secure (its "
-                     "seeds reach at most 2^{:.0f} of the 2^{:.1f} orders of {} cards)\n",
-             inf.name, inf.runtime, inf.code, seed, seeded ? "" : " (fresh; repeat with --seed)", inf.explicit_seed_bits,
-             orders_bits, deck.size());
+  const std::string reach = inf.explicit_seed_bits < orders_bits
+                                ? fmt::format("its seeds reach at most 2^{:.0f} of the 2^{:.1f} orders of {} cards",
+                                              inf.explicit_seed_bits, orders_bits, deck.size())
+                                : std::string("whoever learns S knows the deck");
+  fmt::print(stderr, "fairdeck: note: --algorithm {} runs {}'s `{}` with S = {}{}: reproducible and NOT secure ({})\n",
+             inf.name, inf.runtime, inf.code, seed, seeded ? "" : " (fresh; repeat with --seed)", reach);
   const bool fair = runtimes::idiom_exact(id);
   if (!fair) fmt::print(stderr, "fairdeck: warning: the {} idiom is biased; use it only to study bias\n", inf.name);
   if (o.json) {
