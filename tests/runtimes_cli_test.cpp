@@ -12,6 +12,7 @@
 
 #include "cli_runner.hpp"
 #include "fairdeck/runtimes/runtime.hpp"
+#include "runtimes_test_support.hpp"
 
 namespace {
 
@@ -63,15 +64,7 @@ TEST_P(RuntimeShuffleCli, JsonAndAFreshSeedThatRepeats) {
   EXPECT_EQ(again["indices"], j["indices"]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeShuffleCli,
-                         ::testing::Values("php", "python", "libstdc++", "libstdc++-default", "libc++", "libc++-default"),
-                         [](const auto& p) {
-                           std::string s = p.param;
-                           for (auto& c : s)
-                             if (c == '+') c = 'x';
-                             else if (c == '-') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeShuffleCli, fairdeck::testing::golden_runtimes, fairdeck::testing::runtime_test_name);
 
 TEST(RuntimeCli, UsageErrors) {
   auto r = run_cli("shuffle --algorithm php --engine mt19937 --seed 1");

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/runtimes/runtime.hpp"
+#include "runtimes_test_support.hpp"
 
 namespace fairdeck::runtimes {
 namespace {
@@ -84,15 +85,7 @@ TEST_P(RuntimeGolden, EveryDeckMatchesTheRealRuntime) {
   EXPECT_GE(large_seeds, 4u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeGolden,
-                         ::testing::Values("php", "python", "libstdc++", "libstdc++-default", "libc++", "libc++-default"),
-                         [](const auto& p) {
-                           std::string s = p.param;
-                           for (auto& c : s)
-                             if (c == '+') c = 'x';
-                             else if (c == '-') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeGolden, fairdeck::testing::golden_runtimes, fairdeck::testing::runtime_test_name);
 
 std::vector<std::uint32_t> deck(runtime_id id, std::uint64_t seed, std::size_t n = 52) {
   std::vector<std::uint32_t> v(n);
