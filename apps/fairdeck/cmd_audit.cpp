@@ -20,6 +20,7 @@
 #include "audit_report.hpp"
 #include "command.hpp"
 #include "fairdeck/random/os_entropy.hpp"
+#include "fairdeck/runtimes/audit.hpp"
 #include "fairdeck/stats/audit.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"
@@ -56,8 +57,8 @@ std::optional<safe_output> open_html(const audit_options& o) {
 
 // A fresh audit seed that every named engine accepts: a legacy engine's seeds stop at its
 // seed_limit (2^32 for srand, 2^31 for .NET), so the draw is uniform below the smallest limit.
-std::uint64_t fresh_audit_seed(const std::vector<std::string>& engines) {
-  std::uint64_t limit = 0;  // 0: every 64-bit value
+// `limit` (0: none) bounds it further, e.g. for runtime shuffles (runtime_info::max_seed + 1).
+std::uint64_t fresh_audit_seed(const std::vector<std::string>& engines, std::uint64_t limit = 0) {
   for (const auto& name : engines)
     for (const auto& e : engine_catalog())
       if (e.name == name && e.seed_limit && (limit == 0 || e.seed_limit < limit)) limit = e.seed_limit;
@@ -105,6 +106,48 @@ std::vector<stats::audit_subject> subjects(const audit_options& o, std::uint64_t
   for (const auto& a : algos)
     for (const auto& e : engines) out.push_back({a, engine(e)});
   return out;
+}
+
+// --algorithm names of runtime shuffles (php, python, ...: fairdeck/runtimes) bring their own
+// generator: they are audited apart from the catalogue's algorithm x engine pairs.
+struct runtime_audits {
+  std::vector<runtimes::runtime_id> ids;
+  std::vector<std::string> others;  // the remaining --algorithm values
+  [[nodiscard]] std::uint64_t seed_limit() const {  // 0: every 64-bit seed
+    std::uint64_t limit = 0;
+    for (auto id : ids) {
+      const std::uint64_t l = runtimes::info(id).max_seed + 1;  // wraps to 0 for 2^64-1
+      if (l != 0 && (limit == 0 || l < limit)) limit = l;
+    }
+    return limit;
+  }
+};
+
+runtime_audits split_runtimes(const audit_options& o) {
+  runtime_audits r;
+  for (const auto& a : o.algorithms) {
+    if (auto id = runtimes::find_runtime(a))
+      r.ids.push_back(*id);
+    else
+      r.others.push_back(a);
+  }
+  if (!r.ids.empty() && !o.engines.empty())
+    throw usage_error(fmt::format("--engine does not apply to --algorithm {}: a runtime shuffle brings its own generator",
+                                  runtimes::info(r.ids.front()).name));
+  return r;
+}
+
+// Appends one audit per runtime; stops after one cut short by Ctrl-C.
+void audit_runtimes(const runtime_audits& rts, std::uint64_t seed, const stats::audit_settings& s,
+                    std::vector<stats::audit_result>& results) {
+  for (auto id : rts.ids) {
+    const auto& inf = runtimes::info(id);
+    fmt::print(stderr, "fairdeck: note: --algorithm {} deals every deck in turn from one generator, as {} runs `{}` "
+                       "with S = {}: reproducible and not secure\n", inf.name, inf.runtime, inf.code, seed);
+    progress_bar bar(fmt::format("auditing {}", inf.name));
+    results.push_back(runtimes::audit_runtime(id, seed, s, bar.control()));
+    if (!results.back().complete) return;
+  }
 }
 
 void emit(const std::vector<stats::audit_result>& results, const audit_run_info& run, const audit_options& o,
@@ -181,14 +224,24 @@ int run_audit(const audit_options& o) {
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
   }
+  const runtime_audits rts = split_runtimes(o);
   std::uint64_t seed = o.seed;
   const bool seeded = o.engines.empty() || std::any_of(o.engines.begin(), o.engines.end(),
                                                        [](const std::string& e) { return e != "secure"; });
   if (!o.seed_opt->count() && seeded) {  // fresh, and printed so the run can be repeated
-    seed = fresh_audit_seed(o.engines);
+    seed = fresh_audit_seed(o.engines, rts.seed_limit());
     fmt::print(stderr, "fairdeck: note: audit seed {} (repeat with --seed {})\n", seed, seed);
   }
-  const auto subj = subjects(o, seed);
+  for (auto id : rts.ids) {  // fail before any work when a runtime refuses the seed
+    try {
+      (void)runtimes::runtime_shuffler(id, seed);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+  }
+  audit_options catalogued = o;
+  catalogued.algorithms = rts.others;
+  const auto subj = rts.ids.empty() || !rts.others.empty() ? subjects(catalogued, seed) : std::vector<stats::audit_subject>{};
   for (const auto& sub : subj) {  // fail before any work when a pair cannot run
     try {
       (void)stats::count_deals(sub, n, 0, 1);
@@ -198,13 +251,15 @@ int run_audit(const audit_options& o) {
   }
   auto html = open_html(o);
   std::vector<stats::audit_result> results;
-  {
+  if (!subj.empty()) {
     progress_bar bar(fmt::format("auditing {} pairs", subj.size()));
     results = stats::run_audit(subj, s, bar.control());
   }
-  const bool interrupted = results.size() < subj.size() || (!results.empty() && !results.back().complete);
-  const audit_run_info run{seeded ? std::optional(seed) : std::nullopt, o.alpha, "simulation", subj.size(),
-                           interrupted, o.html};
+  const std::size_t planned = subj.size() + rts.ids.size();
+  if (results.size() == subj.size() && (results.empty() || results.back().complete)) audit_runtimes(rts, seed, s, results);
+  const bool interrupted = results.size() < planned || (!results.empty() && !results.back().complete);
+  const audit_run_info run{seeded ? std::optional(seed) : std::nullopt, o.alpha, "simulation", planned, interrupted,
+                           o.html};
   emit(results, run, o, html);
   if (interrupted) return 130;
   return all_as_expected(results) ? 0 : 3;
@@ -218,7 +273,11 @@ void setup(CLI::App& app, int& exit_code) {
   for (const auto& a : shuffle_catalog())
     algos += fmt::format("{}{}{}", algos.empty() ? "" : ", ", a.name, a.takes_param ? "[:K]" : "");
   for (const auto& e : engine_catalog()) engines += fmt::format("{}{}", engines.empty() ? "" : ", ", e.name);
-  cmd->add_option("--algorithm", o->algorithms, fmt::format("Algorithm(s) to audit, repeatable: {} (default: all)", algos));
+  std::string runtime_names;
+  for (const auto& r : runtimes::runtime_catalog()) runtime_names += fmt::format("{}{}", runtime_names.empty() ? "" : ", ", r.name);
+  cmd->add_option("--algorithm", o->algorithms,
+                  fmt::format("Algorithm(s) to audit, repeatable: {} (default: all); or the shuffle a runtime ships, "
+                              "dealing from its own generator seeded with --seed: {}", algos, runtime_names));
   cmd->add_option("--engine", o->engines, fmt::format("Engine(s), repeatable: {} (default chacha20)", engines));
   o->seed_opt = cmd->add_option("--seed", o->seed, "64-bit seed for every seeded engine (default: fresh, printed)");
   o->cards_opt = cmd->add_option("--n", o->cards, "Audit only the first N cards of the deck (N <= 8 also counts all N! orders)");

@@ -10,6 +10,7 @@
 #include "external_parts.hpp"
 #include "fairdeck/shuffle/huge.hpp"
 #include "fairdeck/util/byte_size.hpp"
+#include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck {
 
@@ -367,7 +368,7 @@ external_shuffle_stats shuffle_records(record_source& in, record_sink& out, cons
                                        const external_shuffle_options& options) {
   const std::uint64_t m = options.memory_bytes ? options.memory_bytes : default_memory_budget();
   context c{in, out, huge_detail::keyed_once(spec), options, budget(m), options.threads, options.temp_dir, {}, {}, 0, 0};
-  if (c.threads == 0) c.threads = std::max(1u, std::thread::hardware_concurrency());
+  c.threads = resolve_threads(c.threads);
   if (c.temp_dir.empty()) {
     const char* t = std::getenv("TMPDIR");
     c.temp_dir = t && *t ? t : "/tmp";

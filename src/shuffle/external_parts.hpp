@@ -19,6 +19,7 @@
 #include "fairdeck/random/bounded.hpp"
 #include "fairdeck/shuffle/external.hpp"
 #include "fairdeck/shuffle/fisher_yates.hpp"
+#include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck::external_detail {
 
@@ -74,33 +75,6 @@ inline const std::uint8_t* get_varint(const std::uint8_t* p, std::uint64_t& v) {
 }
 inline std::size_t varint_size(std::uint64_t v) { return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : 10; }
 
-// Runs f(i) for i in [0, count) on up to `threads` threads; the first exception is rethrown.
-template <class F>
-void parallel_for(std::uint64_t count, unsigned threads, F&& f) {
-  if (threads <= 1 || count < 2) {
-    for (std::uint64_t i = 0; i < count; ++i) f(i);
-    return;
-  }
-  std::atomic<std::uint64_t> next{0};
-  std::exception_ptr error;
-  std::mutex mu;
-  auto work = [&] {
-    try {
-      for (std::uint64_t i; (i = next.fetch_add(1)) < count;) f(i);
-    } catch (...) {
-      const std::lock_guard lock(mu);
-      if (!error) error = std::current_exception();
-      next.store(count);
-    }
-  };
-  std::vector<std::thread> pool;
-  const auto extra = static_cast<unsigned>(std::min<std::uint64_t>(threads, count)) - 1;
-  for (unsigned t = 0; t < extra; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
-
 // Sorts the items by (key, pos) and shuffles runs of equal keys; for_each(emit) must call
 // emit(key, pos) for every item, in increasing pos order (it runs twice). One counting pass
 // over the key bits [shift, shift + bits) places the items; each bucket is then sorted on
@@ -117,7 +91,7 @@ void sort_items(std::span<item> items, unsigned shift, unsigned bits, ForEach&& 
   for_each([&](std::uint64_t key, std::uint64_t pos) { items[counts[(key >> shift) & mask]++] = item{key, pos}; });
   // now counts[b] is the end of bucket b
   const std::uint64_t grain = 64;
-  parallel_for((nb + grain - 1) / grain, threads, [&](std::uint64_t g) {
+  parallel_for((nb + grain - 1) / grain, threads, run_control{}, [&](std::uint64_t g, unsigned) {
     for (std::uint64_t b = g * grain; b < std::min(nb, (g + 1) * grain); ++b) {
       const std::uint64_t lo = b ? counts[b - 1] : 0, hi = counts[b];
       if (hi - lo > 1)

@@ -1,0 +1,21 @@
+// Shared by the runtime tests: the runtimes whose golden vectors tests/runtimes/ holds here
+// (rt17a's part of issue 17), and GoogleTest-safe parameter names for them.
+#pragma once
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace fairdeck::testing {
+
+inline const auto golden_runtimes =
+    ::testing::Values("php", "python", "libstdc++", "libstdc++-default", "libc++", "libc++-default");
+
+// "libstdc++-default" -> "libstdcxx_default"
+inline std::string runtime_test_name(const ::testing::TestParamInfo<const char*>& p) {
+  std::string s;
+  for (const char* c = p.param; *c; ++c) s += *c == '+' ? std::string("x") : *c == '-' ? std::string("_") : std::string(1, *c);
+  return s;
+}
+
+}  // namespace fairdeck::testing
