@@ -16,8 +16,4 @@ impl_ptr make_php(std::uint64_t) { pending("php"); }
 impl_ptr make_python(std::uint64_t) { pending("python"); }
 impl_ptr make_libstdcxx(std::uint64_t, bool) { pending("libstdc++"); }
 impl_ptr make_libcxx(std::uint64_t, bool) { pending("libc++"); }
-impl_ptr make_java(std::uint64_t) { pending("java"); }
-impl_ptr make_dotnet_framework(std::uint64_t, bool) { pending("dotnet-framework"); }
-impl_ptr make_go(std::uint64_t) { pending("go"); }
-impl_ptr make_node(std::uint64_t, bool) { pending("node"); }
 }  // namespace fairdeck::runtimes::internal
