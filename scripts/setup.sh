@@ -30,6 +30,8 @@ if [[ $ci_tools == 1 ]]; then
   command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
   # fairdeckd's tests: a real PostgreSQL 15 (started by the test) and wrk for its benchmark
   packages+=(postgresql-15 wrk curl)
+  # the real runtimes behind the golden vectors of tests/runtimes (RuntimesGoldenLive.*)
+  packages+=(default-jdk-headless mono-runtime mono-mcs golang-go)
 fi
 
 missing=()
