@@ -70,11 +70,12 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
         const std::uint32_t y = (s0[l] & 0x80000000u) | (s1[l] & 0x7fffffffu);
         const std::uint32_t x = mt_tempered(row[l] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u));
         doubt[l] |= static_cast<std::uint32_t>(x > lim);
-        const auto q = static_cast<std::int64_t>(static_cast<double>(x) * q_inv);
-        std::int64_t r = static_cast<std::int64_t>(x) - q * n;
-        r = r < 0 ? r + n : r;
+        // x % n in 32-bit lanes: q is off by at most one, so x - q n (mod 2^32) is in (-n, 2n).
+        const auto q = static_cast<std::uint32_t>(static_cast<double>(x) * q_inv);
+        std::uint32_t r = x - q * n;
+        r = static_cast<std::int32_t>(r) < 0 ? r + n : r;
         r = r >= n ? r - n : r;
-        const auto j = static_cast<std::uint32_t>(r), d = i ^ j, pa = a[l], pb = b[l];
+        const std::uint32_t j = r, d = i ^ j, pa = a[l], pb = b[l];
         a[l] = pa ^ ((pa == i ? d : 0u) ^ (pa == j ? d : 0u));
         b[l] = pb ^ ((pb == i ? d : 0u) ^ (pb == j ? d : 0u));
       }
