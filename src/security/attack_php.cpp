@@ -1,4 +1,5 @@
-// The PHP shuffle() seed filter: 2^32 mt_srand seeds in about a minute on two AVX-512 cores.
+// The PHP shuffle() seed filter: all 2^32 mt_srand seeds in about two minutes on two AVX-512
+// cores (~58 ns of CPU per seed on a Zen 4 core).
 //
 // PHP 8.2's shuffle() is Fisher–Yates from the top, j = mt_rand_range(0, i) with
 // rand_range32: x = the full 32-bit MT19937 output; power-of-two bounds mask, other bounds

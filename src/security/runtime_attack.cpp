@@ -13,7 +13,7 @@ using runtimes::runtime_id;
 constexpr std::array attack_rows{
     runtime_attack_info{runtime_id::php, true, 0xffffffffu, false,
                         "mt_srand(S) takes 32 bits; unseeded, PHP 8.2 seeds from 32 random bits",
-                        "every 2^32 seed: about a minute on two AVX-512 cores (docs/cli-attack.md)"},
+                        "every 2^32 seed: about two minutes on two AVX-512 cores (docs/cli-attack.md)"},
     runtime_attack_info{runtime_id::java, true, (std::uint64_t{1} << 48) - 1, true,
                         "new Random(S) keeps S mod 2^48; the attackable idiom is new Random(System.currentTimeMillis())",
                         "2^48 seeds take days on one machine: search a clock window (--around, --window)"},
