@@ -169,7 +169,10 @@ TEST(RuntimeAttack, RefusesWhatItCannotSearch) {
 
 std::string known_top(const std::vector<card_t>& deck, std::size_t k) {
   std::string s;
-  for (std::size_t p = 0; p < k; ++p) s += (p ? "," : "") + std::to_string(p) + "=" + format_card(deck[p], deck_spec{});
+  for (std::size_t p = 0; p < k; ++p) {
+    if (p) s += ',';
+    s.append(std::to_string(p)).append("=").append(format_card(deck[p], deck_spec{}));
+  }
   return s;
 }
 

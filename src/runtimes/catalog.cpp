@@ -13,7 +13,7 @@ constexpr std::array catalog{
     runtime_info{runtime_id::php, "php", "PHP 8.2", "mt_srand(S); shuffle($a);", 0xffffffffu, 32,
                  "seeded once per process with 32 bits", 32},
     runtime_info{runtime_id::java, "java", "OpenJDK 17", "Collections.shuffle(list, new Random(S));",
-                 0xffffffffffffffffu, 48, "new Random(): seedUniquifier() ^ System.nanoTime()", 48},
+                 0xffffffffffffffffu, 48, "new Random(): seedUniquifier() ^ System.nanoTime() (a monotonic clock, arbitrary origin: not wall time)", 48},
     runtime_info{runtime_id::dotnet_framework, "dotnet-framework", "Mono 6.8 (.NET Framework System.Random)",
                  "var r = new Random(S); for (int i = n - 1; i > 0; i--) swap(a, i, r.Next(i + 1));", 0x7fffffffu, 31,
                  "new Random(): Environment.TickCount (milliseconds since boot)", 31},
