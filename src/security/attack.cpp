@@ -4,6 +4,8 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cmath>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
@@ -12,6 +14,8 @@
 #include "fairdeck/security/internal/attack_kernel.hpp"
 #include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "fairdeck/util/parallel.hpp"
+#include "fairdeck/security/internal/runtime_kernels.hpp"
+#include "fairdeck/security/runtime_attack.hpp"
 #include "fairdeck/util/printable.hpp"
 
 namespace fairdeck {
@@ -34,6 +38,13 @@ bool matches_all(const std::vector<card_t>& deck, std::span<const known_card> kn
 // without a SIMD lane model (their state is larger than a register).
 void scan_scalar(const attack_spec& spec, const scan_plan& plan, std::uint64_t first, std::uint64_t count,
                  std::vector<std::uint64_t>& out) {
+  if (spec.runtime) {  // no filter for this runtime: replay its shuffle (the caller confirms)
+    for (std::uint64_t s = first; s - first < count; ++s) {
+      const auto deck = runtime_deck(*spec.runtime, s, spec.deck_size);
+      if (deck[plan.target[0]] == plan.start[0] && deck[plan.target[1]] == plan.start[1]) out.push_back(s);
+    }
+    return;
+  }
   engine_spec es;
   es.id = spec.engine;
   for (std::uint64_t s = first; s - first < count; ++s) {
@@ -70,9 +81,28 @@ void trim(std::vector<std::uint64_t>& seeds, std::size_t keep) {
   seeds.resize(keep);
 }
 
-}  // namespace
 
-void validate(const attack_spec& spec) {
+// The deck a candidate seed gives, by the reference shuffle the user asked about.
+std::vector<card_t> candidate_deck(const attack_spec& spec, std::uint64_t seed) {
+  return spec.runtime ? runtime_deck(*spec.runtime, seed, spec.deck_size)
+                      : deck_for_seed(spec.engine, spec.algorithm, seed, spec.deck_size);
+}
+
+attack_detail::seed_scanner pick_filter(const attack_spec& spec, std::size_t step_count) {
+  if (!spec.runtime) return attack_detail::lane_scanner(spec.engine, step_count);
+  using runtimes::runtime_id;
+  switch (*spec.runtime) {
+    case runtime_id::php: return attack_detail::php_scanner(step_count);
+    case runtime_id::go: return attack_detail::go_scanner(step_count);
+    // Collections.shuffle and the C# Fisher–Yates idiom are fairdeck's fisher-yates loop on
+    // the java / dotnet engines (same draws, same swaps): their lane models apply.
+    case runtime_id::java: return attack_detail::lane_scanner(engine_id::java, step_count);
+    case runtime_id::dotnet_framework: return attack_detail::lane_scanner(engine_id::dotnet, step_count);
+    default: return nullptr;
+  }
+}
+
+void validate_engine(const attack_spec& spec) {
   const auto& eng = info(spec.engine);
   if (spec.engine == engine_id::secure || spec.engine == engine_id::chacha20)
     throw std::invalid_argument(fmt::format(
@@ -83,6 +113,29 @@ void validate(const attack_spec& spec) {
       spec.algorithm != shuffle_kind::fisher_yates)
     throw std::invalid_argument(
         fmt::format("attack supports the algorithms asf1999, naive and fisher-yates, not {}", info(spec.algorithm).name));
+}
+
+void validate_runtime(const attack_spec& spec) {
+  const runtime_attack_info& a = attack_info(*spec.runtime);
+  const auto name = runtimes::info(*spec.runtime).name;
+  if (!a.searchable) throw std::invalid_argument(fmt::format("attack --algorithm {}: {}", name, a.why));
+  try {
+    (void)runtime_deck(*spec.runtime, spec.first_seed, 2);  // the reference shuffle exists (workers must not throw)
+  } catch (const std::logic_error& e) {
+    throw std::invalid_argument(fmt::format("attack --algorithm {}: {}", name, e.what()));
+  }
+  if (spec.last_seed > a.last_seed)
+    throw std::invalid_argument(fmt::format("{} seeds to search are 0..{} ({}), but the range ends at {}", name,
+                                            a.last_seed, a.seeds, spec.last_seed));
+}
+
+}  // namespace
+
+void validate(const attack_spec& spec) {
+  if (spec.runtime)
+    validate_runtime(spec);
+  else
+    validate_engine(spec);
   if (spec.deck_size < 2 || spec.deck_size > 0xffff)
     throw std::invalid_argument(fmt::format("deck size must be in [2, 65535], got {}", spec.deck_size));
   if (spec.known.empty()) throw std::invalid_argument("give at least one known card (--known POS=CARD or --hole)");
@@ -103,7 +156,7 @@ void validate(const attack_spec& spec) {
                         format_card(k.card, deck_spec{}), spec.known[b].position, k.position));
     }
   }
-  if (spec.algorithm == shuffle_kind::asf1999) {
+  if (!spec.runtime && spec.algorithm == shuffle_kind::asf1999) {
     // random(51)+1 never leaves the last card last: it is swapped away at step n-1.
     for (const auto& k : spec.known)
       if (k.position == spec.deck_size - 1 && k.card == spec.deck_size - 1)
@@ -113,9 +166,9 @@ void validate(const attack_spec& spec) {
   }
   if (spec.first_seed > spec.last_seed)
     throw std::invalid_argument(fmt::format("seed range {}..{} is empty", spec.first_seed, spec.last_seed));
-  const std::uint64_t limit = seed_space(spec.engine);
+  const std::uint64_t limit = spec.runtime ? 0 : seed_space(spec.engine);
   if (limit && spec.last_seed >= limit)
-    throw std::invalid_argument(fmt::format("engine {} has seeds 0..{} only (2^{}), but the range ends at {}", eng.name,
+    throw std::invalid_argument(fmt::format("engine {} has seeds 0..{} only (2^{}), but the range ends at {}", info(spec.engine).name,
                                             limit - 1, std::countr_zero(limit), spec.last_seed));
   if (spec.last_seed - spec.first_seed == ~std::uint64_t{0})
     throw std::invalid_argument("a 2^64-seed range cannot be searched");
@@ -141,12 +194,15 @@ double expected_false_matches(const attack_spec& spec) noexcept {
 attack_result run_attack(const attack_spec& spec, const run_control& control) {
   validate(spec);
   const auto start_time = std::chrono::steady_clock::now();
-  const std::vector<swap_step> steps = attack_detail::swap_steps(spec.algorithm, spec.deck_size);
+  // Every runtime the attack covers shuffles by Fisher–Yates from the top (one draw per
+  // position, i = n-1 .. 1); the rest are replayed whole (scan_scalar).
+  const std::vector<swap_step> steps =
+      attack_detail::swap_steps(spec.runtime ? shuffle_kind::fisher_yates : spec.algorithm, spec.deck_size);
   const known_card& k0 = spec.known[0];
   const known_card& k1 = spec.known.size() > 1 ? spec.known[1] : spec.known[0];
   const scan_plan plan{steps.data(), steps.size(), {k0.card, k1.card},
                        {static_cast<std::uint32_t>(k0.position), static_cast<std::uint32_t>(k1.position)}};
-  const attack_detail::seed_scanner lanes = attack_detail::lane_scanner(spec.engine, steps.size());
+  const attack_detail::seed_scanner lanes = pick_filter(spec, steps.size());
 
   const std::uint64_t total = spec.last_seed - spec.first_seed + 1;
   const std::uint64_t chunks = (total + chunk_seeds - 1) / chunk_seeds;
@@ -172,7 +228,7 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
     for (std::uint64_t s : candidates) {
       // Every candidate is confirmed with the reference shuffle: the filter tracks only two
       // cards, and a lane model may pass a seed it could not follow (Java's rejection loop).
-      if (!matches_all(deck_for_seed(spec.engine, spec.algorithm, s, spec.deck_size), spec.known)) continue;
+      if (!matches_all(candidate_deck(spec, s), spec.known)) continue;
       ++matches;
       mine.push_back(s);
     }
@@ -198,6 +254,10 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
   return r;
 }
 
+namespace {
+seed_range parse_numeric_range(std::string_view text);
+}  // namespace
+
 seed_range parse_seed_range(std::string_view text, engine_id engine) {
   const std::uint64_t limit = seed_space(engine);
   const auto name = info(engine).name;
@@ -210,6 +270,26 @@ seed_range parse_seed_range(std::string_view text, engine_id engine) {
           limit ? fmt::format("2^{}", std::countr_zero(limit)) : std::string(info(engine).seed_bits == 48 ? "2^48" : "2^64")));
     return {0, limit - 1};
   }
+  return parse_numeric_range(text);
+}
+
+seed_range parse_seed_range(std::string_view text, runtimes::runtime_id runtime) {
+  const runtime_attack_info& a = attack_info(runtime);
+  const auto name = runtimes::info(runtime).name;
+  if (text == "day") return {0, ms_per_day - 1};
+  if (text == "all32") return {0, (std::uint64_t{1} << 32) - 1};
+  if (text == "all") {
+    if (!a.searchable) throw std::invalid_argument(fmt::format("attack --algorithm {}: {}", name, a.why));
+    if (a.last_seed > 0xffffffffu)
+      throw std::invalid_argument(fmt::format("{} has {} seeds ({}): too many to search all; give --seeds A..B or --around",
+                                              name, fmt::format("2^{:.0f}", std::log2(static_cast<double>(a.last_seed) + 1)), a.seeds));
+    return {0, a.last_seed};
+  }
+  return parse_numeric_range(text);
+}
+
+namespace {
+seed_range parse_numeric_range(std::string_view text) {
   auto number = [&](std::string_view s) {
     std::uint64_t v = 0;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -227,6 +307,7 @@ seed_range parse_seed_range(std::string_view text, engine_id engine) {
   if (r.first > r.last) throw std::invalid_argument(fmt::format("--seeds '{}': the range is empty (A > B)", printable(text)));
   return r;
 }
+}  // namespace
 
 attack_verdict judge(const attack_spec& spec, const attack_result& result) {
   attack_verdict v;

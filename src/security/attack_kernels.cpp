@@ -1,6 +1,7 @@
 // SIMD lane models of the LCG engines and the seed filter, compiled per instruction set
 // (target attributes + a run-time CPU check, so the library needs no -march flag).
 #include "fairdeck/security/internal/attack_kernel.hpp"
+#include "fairdeck/security/internal/runtime_kernels.hpp"
 
 #include <algorithm>
 #include <type_traits>
@@ -355,6 +356,10 @@ seed_scanner pick(seed_scanner avx512, seed_scanner avx2, seed_scanner baseline)
 }
 
 }  // namespace
+
+seed_scanner pick_scanner(seed_scanner avx512, seed_scanner avx2, seed_scanner baseline) noexcept {
+  return pick(avx512, avx2, baseline);
+}
 
 // Out of line (and in another function than the flattened scanners) so allocation code
 // stays out of the hot loops.

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "fairdeck/cards/deal.hpp"
+#include "fairdeck/runtimes/runtime.hpp"
+#include "fairdeck/security/runtime_attack.hpp"
 
 namespace fairdeck {
 namespace {
@@ -185,6 +187,29 @@ std::vector<reachability> engine_reachability(const outcome_space& space) {
   std::vector<reachability> rows;
   for (const auto& e : engine_catalog()) rows.push_back(row(std::string(e.name), e.secure, e.seed_bits, e.state_bits));
   rows.push_back(row("time-of-day-ms", false, std::log2(86'400'000.0), 32));  // Delphi Randomize, 1999
+  return rows;
+}
+
+std::vector<runtime_reachability> runtime_reachabilities(const outcome_space& space) {
+  const double outcomes = space.distinguishable_bits;
+  std::vector<runtime_reachability> rows;
+  for (const auto& rt : runtimes::runtime_catalog()) {
+    runtime_reachability r;
+    r.name = rt.name;
+    r.runtime = rt.runtime;
+    r.code = rt.code;
+    r.default_seeding = rt.default_seeding;
+    r.explicit_seed_bits = rt.explicit_seed_bits;
+    r.default_seed_bits = rt.default_seed_bits;
+    r.log2_reachable_explicit = std::min(rt.explicit_seed_bits, outcomes);
+    r.log2_reachable_default = std::min(rt.default_seed_bits, outcomes);
+    r.log2_fraction_explicit = r.log2_reachable_explicit - outcomes;
+    r.log2_fraction_default = r.log2_reachable_default - outcomes;
+    const runtime_attack_info& a = attack_info(rt.id);
+    r.searchable = a.searchable;
+    r.attack = std::string(a.why);
+    rows.push_back(std::move(r));
+  }
   return rows;
 }
 

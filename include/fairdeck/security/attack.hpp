@@ -11,12 +11,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "fairdeck/cards/card.hpp"
 #include "fairdeck/random/engine_registry.hpp"
+#include "fairdeck/runtimes/runtime.hpp"
 #include "fairdeck/shuffle/algorithm.hpp"
 #include "fairdeck/util/run_control.hpp"
 
@@ -40,6 +42,9 @@ struct attack_spec {
   std::vector<known_card> known;
   unsigned threads = 0;            // 0: one per hardware thread
   std::size_t max_reported = 1000; // matching seeds kept (the lowest ones); all are counted
+  // Set: search this runtime's shuffle (security/runtime_attack.hpp) instead of engine +
+  // algorithm; seeds are the runtime's seeding argument, 0..attack_info(runtime).last_seed.
+  std::optional<runtimes::runtime_id> runtime;
 };
 
 struct attack_result {
@@ -75,6 +80,8 @@ struct seed_range {
   std::uint64_t first, last;
 };
 [[nodiscard]] seed_range parse_seed_range(std::string_view text, engine_id engine);
+// The same for a runtime: "all" is its whole searchable seed space (runtime_attack.hpp).
+[[nodiscard]] seed_range parse_seed_range(std::string_view text, runtimes::runtime_id runtime);
 
 // ---- is a match a recovery? ----
 // With k known cards of an n-card deck, each wrong seed fits by chance with probability

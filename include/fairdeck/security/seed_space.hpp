@@ -69,4 +69,19 @@ struct reachability {
 // One row per catalogued engine, plus Delphi's Randomize (86,400,000 millisecond seeds).
 [[nodiscard]] std::vector<reachability> engine_reachability(const outcome_space& space);
 
+// The shuffles real software ships (runtimes/runtime.hpp): how many outcomes each reaches when
+// the program seeds it (explicit) and when it leaves seeding to the runtime (default), and
+// what a seed search takes (security/runtime_attack.hpp).
+struct runtime_reachability {
+  std::string name;             // --algorithm spelling
+  std::string runtime, code;    // runtime version, the program
+  std::string default_seeding;  // where the default seed comes from
+  double explicit_seed_bits = 0, default_seed_bits = 0;
+  double log2_reachable_explicit = 0, log2_reachable_default = 0;  // min(seed bits, distinguishable bits)
+  double log2_fraction_explicit = 0, log2_fraction_default = 0;    // reachable - distinguishable (<= 0)
+  bool searchable = false;      // fairdeck attack --algorithm NAME runs
+  std::string attack;           // what the search takes, or why it is not practical
+};
+[[nodiscard]] std::vector<runtime_reachability> runtime_reachabilities(const outcome_space& space);
+
 }  // namespace fairdeck

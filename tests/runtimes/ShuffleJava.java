@@ -1,0 +1,28 @@
+// Golden vectors from OpenJDK: Collections.shuffle(list, new Random(S)) on the list 0..n-1.
+// Usage: java ShuffleJava.java S... ; per seed one Random shuffles fresh lists of the lengths
+// below in turn, printing "S K N: list" (K = call number on that Random).
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+public class ShuffleJava {
+  static final int[] LENGTHS = {52, 52, 52, 1, 2, 10, 1000};
+
+  public static void main(String[] args) {
+    StringBuilder out = new StringBuilder();
+    for (String arg : args) {
+      long seed = Long.parseUnsignedLong(arg);
+      Random rnd = new Random(seed);
+      for (int k = 0; k < LENGTHS.length; k++) {
+        List<Integer> list = new ArrayList<>();
+        for (int i = 0; i < LENGTHS[k]; i++) list.add(i);
+        Collections.shuffle(list, rnd);
+        out.append(Long.toUnsignedString(seed)).append(' ').append(k).append(' ').append(LENGTHS[k]).append(':');
+        for (int v : list) out.append(' ').append(v);
+        out.append('\n');
+      }
+    }
+    System.out.print(out);
+  }
+}
