@@ -89,6 +89,7 @@ inline void go_scan(std::uint64_t first, std::uint64_t count, const scan_plan& p
   }
 }
 
+#if defined(__x86_64__)  // the x86 builds of the kernel, picked at run time (attack_kernels.cpp)
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq"), gnu::flatten]] void go_avx512(std::uint64_t f, std::uint64_t c,
                                                                                   const scan_plan& p,
                                                                                   std::vector<std::uint64_t>& o) {
@@ -98,6 +99,7 @@ inline void go_scan(std::uint64_t first, std::uint64_t count, const scan_plan& p
                                                        std::vector<std::uint64_t>& o) {
   go_scan<1>(f, c, p, o);
 }
+#endif
 [[gnu::flatten]] void go_baseline(std::uint64_t f, std::uint64_t c, const scan_plan& p, std::vector<std::uint64_t>& o) {
   go_scan<0>(f, c, p, o);
 }
@@ -106,7 +108,11 @@ inline void go_scan(std::uint64_t first, std::uint64_t count, const scan_plan& p
 
 seed_scanner go_scanner(std::size_t step_count) {
   if (step_count > safe_draws) return nullptr;
+#if defined(__x86_64__)
   return pick_scanner(&go_avx512, &go_avx2, &go_baseline);
+#else
+  return &go_baseline;  // the portable build, vectorised for the target's own SIMD
+#endif
 }
 
 }  // namespace fairdeck::attack_detail

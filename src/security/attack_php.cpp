@@ -95,6 +95,7 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
   }
 }
 
+#if defined(__x86_64__)  // the x86 builds of the kernel, picked at run time (attack_kernels.cpp)
 [[gnu::target("avx512f,avx512vl,avx512bw,avx512dq"), gnu::flatten]] void php_avx512(std::uint64_t f, std::uint64_t c,
                                                                                    const scan_plan& p,
                                                                                    std::vector<std::uint64_t>& o) {
@@ -104,6 +105,7 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
                                                         std::vector<std::uint64_t>& o) {
   php_scan<1>(f, c, p, o);
 }
+#endif
 [[gnu::flatten]] void php_baseline(std::uint64_t f, std::uint64_t c, const scan_plan& p, std::vector<std::uint64_t>& o) {
   php_scan<0>(f, c, p, o);
 }
@@ -112,7 +114,11 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
 
 seed_scanner php_scanner(std::size_t step_count) {
   if (step_count > 226) return nullptr;  // draw 227 would read a word the first twist rewrote
+#if defined(__x86_64__)
   return pick_scanner(&php_avx512, &php_avx2, &php_baseline);
+#else
+  return &php_baseline;  // the portable build, vectorised for the target's own SIMD
+#endif
 }
 
 void php_reference_shuffle(std::uint32_t seed, std::span<std::uint32_t> list) {
