@@ -201,7 +201,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
     std::lock_guard lock(mutex_);
     refused = !sync_error_.empty();  // after a failed sync nothing more is written
     if (refused) error = sync_error_;
-    ++commit_gen_;  // before COMMIT: a reader that sees this batch waits for its sync
+    if (deferred) ++commit_gen_;  // before COMMIT: a reader that sees this batch waits for its sync
   }
   for (int attempt = 0; attempt < 5 && !refused; ++attempt) {
     error.clear();
