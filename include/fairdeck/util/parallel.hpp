@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
@@ -69,6 +70,46 @@ bool parallel_for(std::uint64_t count, unsigned threads, const run_control& cont
                               {const_cast<void*>(static_cast<const void*>(&body)), [](void* o, std::uint64_t i, unsigned w) {
                                  (*static_cast<B*>(o))(i, w);
                                }});
+}
+
+// Parallel work with an in-order tail (a pipeline): produce(item, worker) runs on the workers
+// as in parallel_for and returns a result; consume(item, result) then runs for item 0, 1, 2,
+// ... strictly in order, one at a time (on whichever worker produced the item, after the
+// previous item's consume returned: the consumer needs no lock). So items can be computed in
+// parallel and written in order. Each worker holds at most one result, so at most `workers`
+// results exist at once. Stop and exception rules are parallel_for's; after an exception no
+// further item is consumed (workers waiting for their turn give up), and the first exception
+// is rethrown.
+template <class Produce, class Consume>
+bool parallel_for_ordered(std::uint64_t count, unsigned threads, const run_control& control, Produce&& produce,
+                          Consume&& consume) {
+  std::mutex mu;
+  std::condition_variable turn_changed;
+  std::uint64_t turn = 0;  // the next item to consume
+  bool broken = false;
+  return parallel_for(count, threads, control, [&](std::uint64_t i, unsigned worker) {
+    try {
+      auto result = produce(i, worker);
+      {
+        std::unique_lock lock(mu);
+        turn_changed.wait(lock, [&] { return turn == i || broken; });
+        if (broken) return;
+      }
+      consume(i, std::move(result));
+      {
+        const std::lock_guard lock(mu);
+        ++turn;
+      }
+      turn_changed.notify_all();
+    } catch (...) {
+      {
+        const std::lock_guard lock(mu);
+        broken = true;
+      }
+      turn_changed.notify_all();
+      throw;
+    }
+  });
 }
 
 }  // namespace fairdeck
