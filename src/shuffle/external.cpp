@@ -141,16 +141,24 @@ std::uint64_t bucket_need(const bucket_file& file, std::uint64_t work) {
   return file.size() + file.records() * sizeof(item) + counts_bytes_for(work);
 }
 
-sorted_bucket sort_bucket(context& c, bucket_file& file, unsigned used, unsigned threads) {
-  sorted_bucket b;
+void sort_bucket(context& c, bucket_file& file, unsigned used, unsigned threads, sorted_bucket& b) {
   b.n = file.records();
   b.size = file.size();
-  b.data = allocate(b.size, "a bucket read back from its temporary file");
-  c.mem.take(b.size);
+  if (b.data_cap < b.size) {
+    c.mem.give(b.data_cap);
+    b.data.reset();
+    b.data = allocate_big(b.size, "a bucket read back from its temporary file");
+    b.data_cap = b.size;
+    c.mem.take(b.size);
+  }
   file.read(0, b.data.get(), b.size);
   file.release();
-  b.items = allocate_items(b.n, c.mem);
-  std::vector<std::uint64_t> counts;
+  if (b.items_cap < b.n) {
+    c.mem.give(b.items_cap * sizeof(item));
+    b.items.reset();
+    b.items = allocate_items(b.n, c.mem);
+    b.items_cap = b.n;
+  }
   const std::uint64_t counts_bytes = counts_bytes_for(c.plan.work);
   const unsigned bits = std::min(sort_bits(b.n, counts_bytes), key_bits - used);
   auto for_each = [&](auto&& emit) {
@@ -164,8 +172,7 @@ sorted_bucket sort_bucket(context& c, bucket_file& file, unsigned used, unsigned
     }
   };
   sort_items(std::span<item>(b.items.get(), static_cast<std::size_t>(b.n)), key_bits - used - bits, bits, for_each, c.spec,
-             threads, counts);
-  return b;
+             threads, b.counts);
 }
 
 void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth, std::uint64_t work) {
@@ -174,12 +181,13 @@ void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth,
   const std::uint64_t need = bucket_need(file, work);
   c.stats.passes = std::max(c.stats.passes, depth + 2);
   if (need <= work || n == 1 || used >= key_bits - 4) {
-    const sorted_bucket b = sort_bucket(c, file, used, c.threads);
+    sorted_bucket b;
+    sort_bucket(c, file, used, c.threads, b);
     for (std::uint64_t k = 0; k < b.n; ++k) {
       if (k + prefetch_ahead < b.n) __builtin_prefetch(b.address(k + prefetch_ahead));
       c.emit(b.record(k));
     }
-    c.mem.give(b.size + b.n * sizeof(item));
+    b.release(c.mem);
     return;
   }
   // Too big: scatter again by the next bits.

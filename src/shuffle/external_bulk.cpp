@@ -10,6 +10,7 @@
 //   3. buckets are sorted and gathered into output blocks on all threads while the blocks
 //      are written in bucket order (util/parallel.hpp: parallel_for_ordered).
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -157,18 +158,26 @@ class bulk_shuffle {
     std::uint64_t items_cap = 0;
     std::string out;
     std::vector<std::uint64_t> counts;
+    sorted_bucket bucket;  // bucket files: read back and sorted
   };
   struct gathered {
     std::string_view bytes;
     std::uint64_t records = 0;
+    std::optional<record_sink::block_slot> slot;  // set by place_output: written by write_output
   };
 
-  void write(const gathered& g) {
+  // In order: the block's place in the output (then written in parallel), or the block
+  // itself where the sink only writes in order.
+  void place_output(gathered& g) {
     if (g.records == 0) return;
-    c_.out.put_block(g.bytes, g.records, fmt_);
+    g.slot = c_.out.reserve_block(g.bytes, g.records, fmt_);
+    if (!g.slot) c_.out.put_block(g.bytes, g.records, fmt_);
     c_.written_bytes += g.bytes.size();
     c_.stats.output_records += g.records;
     c_.check_now();
+  }
+  void write_output(const gathered& g) {
+    if (g.slot) c_.out.write_block(*g.slot, g.bytes);
   }
 
   // Step 3 in memory: each list is sorted and gathered by a worker, written in list order.
@@ -201,9 +210,9 @@ class bulk_shuffle {
             std::memcpy(o, p, len);
             o += len;
           }
-          return gathered{std::string_view(l.out.data(), static_cast<std::size_t>(o - l.out.data())), n};
+          return gathered{std::string_view(l.out.data(), static_cast<std::size_t>(o - l.out.data())), n, {}};
         },
-        [&](std::uint64_t, const gathered& g) { write(g); });
+        [&](std::uint64_t, gathered& g) { place_output(g); }, [&](std::uint64_t, const gathered& g) { write_output(g); });
     if (!ok) throw interrupted("interrupted; nothing written");
     for (auto& l : lanes) {
       c_.mem.give(l.items_cap * sizeof(item) + l.out.capacity());
@@ -289,7 +298,7 @@ class bulk_shuffle {
   // in its turn, splitting it again if needed.
   void finish_files() {
     std::vector<lane> lanes(workers_);
-    const std::uint64_t share = c_.plan.work / workers_;
+    const std::uint64_t share = c_.plan.work / (workers_ + 1);  // + 1: a big bucket finished in its turn
     struct result {
       gathered g;
       bool big = false;
@@ -301,8 +310,9 @@ class bulk_shuffle {
           if (file.records() == 0) return result{};
           c_.stats.passes = std::max(c_.stats.passes, 2u);
           if (bucket_need(file, share) + file.size() > share && file.records() > 1) return result{{}, true};
-          const sorted_bucket b = sort_bucket(c_, file, bits_, 1);
           lane& l = lanes[w];
+          sorted_bucket& b = l.bucket;
+          sort_bucket(c_, file, bits_, 1, b);
           grow(l.out, b.size);
           char* o = l.out.data();
           for (std::uint64_t k = 0; k < b.n; ++k) {
@@ -312,16 +322,19 @@ class bulk_shuffle {
             o += r.size();
             if (!fmt_.record_size) *o++ = fmt_.delimiter;
           }
-          c_.mem.give(b.size + b.n * sizeof(item));
-          return result{{std::string_view(l.out.data(), static_cast<std::size_t>(o - l.out.data())), b.n}, false};
+          return result{{std::string_view(l.out.data(), static_cast<std::size_t>(o - l.out.data())), b.n, {}}, false};
         },
-        [&](std::uint64_t f, const result& r) {
+        [&](std::uint64_t f, result& r) {
           if (r.big) finish_bucket(c_, *files_[f], bits_, 0, share);
-          else write(r.g);
+          else place_output(r.g);
           files_[f]->release();
-        });
+        },
+        [&](std::uint64_t, const result& r) { write_output(r.g); });
     if (!ok) throw interrupted("interrupted; nothing written");
-    for (auto& l : lanes) c_.mem.give(l.out.capacity());
+    for (auto& l : lanes) {
+      c_.mem.give(l.out.capacity());
+      l.bucket.release(c_.mem);
+    }
   }
 
   context& c_;

@@ -217,10 +217,18 @@ std::unique_ptr<item[]> allocate_items(std::uint64_t n, ledger& mem);
 
 // A bucket file read back whole with its items sorted by (key, pos), ties shuffled; pos is
 // the record's offset in data (8-byte key, varint length, bytes).
+// Its buffers are kept from bucket to bucket (release() gives them back to the ledger).
 struct sorted_bucket {
-  std::unique_ptr<char[]> data;
+  big_buffer data;
   std::unique_ptr<item[]> items;
-  std::uint64_t size = 0, n = 0;
+  std::uint64_t size = 0, n = 0, data_cap = 0, items_cap = 0;
+  std::vector<std::uint64_t> counts;
+  void release(ledger& mem) {
+    mem.give(data_cap + items_cap * sizeof(item));
+    data.reset();
+    items.reset();
+    data_cap = items_cap = 0;
+  }
   [[nodiscard]] std::string_view record(std::uint64_t k) const {
     std::uint64_t len;
     const auto* p = get_varint(reinterpret_cast<const std::uint8_t*>(data.get() + items[k].pos + 8), len);
@@ -230,8 +238,9 @@ struct sorted_bucket {
 };
 // Memory sort_bucket needs for `file` (its data, items and counting scratch).
 [[nodiscard]] std::uint64_t bucket_need(const bucket_file& file, std::uint64_t work);
-// Reads `file` (keys agree on the top `used` bits), releases it, sorts it; `threads` sort it.
-sorted_bucket sort_bucket(context& c, bucket_file& file, unsigned used, unsigned threads);
+// Reads `file` (keys agree on the top `used` bits) into b, releases the file, sorts it;
+// `threads` sort it.
+void sort_bucket(context& c, bucket_file& file, unsigned used, unsigned threads, sorted_bucket& b);
 // Writes `file` in key order through c.emit, splitting it again when it does not fit `work`.
 void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth, std::uint64_t work);
 

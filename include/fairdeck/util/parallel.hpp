@@ -72,20 +72,22 @@ bool parallel_for(std::uint64_t count, unsigned threads, const run_control& cont
                                }});
 }
 
-// Parallel work with an in-order tail (a pipeline): produce(item, worker) runs on the workers
-// as in parallel_for and returns a result; consume(item, result) then runs for item 0, 1, 2,
-// ... strictly in order, one at a time (on whichever worker produced the item, after the
-// previous item's consume returned: the consumer needs no lock). So items can be computed in
-// parallel and written in order. Each worker holds at most one result, so at most `workers`
+// Parallel work with an in-order step (a pipeline): produce(item, worker) runs on the
+// workers as in parallel_for and returns a result; in_order(item, result) then runs for
+// item 0, 1, 2, ... strictly in order, one at a time (on whichever worker produced the item,
+// after the previous item's in_order returned: it needs no lock); then after(item, result)
+// runs on that worker, outside the order, concurrently with other items. So items can be
+// computed in parallel, placed in order (e.g. reserve their output range) and finished in
+// parallel (written there). Each worker holds at most one result, so at most `workers`
 // results exist at once. Stop and exception rules are parallel_for's; after an exception no
-// further item is consumed (workers waiting for their turn give up), and the first exception
-// is rethrown.
-template <class Produce, class Consume>
+// further item enters in_order (workers waiting for their turn give up), and the first
+// exception is rethrown.
+template <class Produce, class InOrder, class After>
 bool parallel_for_ordered(std::uint64_t count, unsigned threads, const run_control& control, Produce&& produce,
-                          Consume&& consume) {
+                          InOrder&& in_order, After&& after) {
   std::mutex mu;
   std::condition_variable turn_changed;
-  std::uint64_t turn = 0;  // the next item to consume
+  std::uint64_t turn = 0;  // the next item for in_order
   bool broken = false;
   return parallel_for(count, threads, control, [&](std::uint64_t i, unsigned worker) {
     try {
@@ -95,12 +97,13 @@ bool parallel_for_ordered(std::uint64_t count, unsigned threads, const run_contr
         turn_changed.wait(lock, [&] { return turn == i || broken; });
         if (broken) return;
       }
-      consume(i, std::move(result));
+      in_order(i, result);
       {
         const std::lock_guard lock(mu);
         ++turn;
       }
       turn_changed.notify_all();
+      after(i, result);
     } catch (...) {
       {
         const std::lock_guard lock(mu);
@@ -110,6 +113,14 @@ bool parallel_for_ordered(std::uint64_t count, unsigned threads, const run_contr
       throw;
     }
   });
+}
+
+// The same without the parallel step after: consume(item, result) in order.
+template <class Produce, class Consume>
+bool parallel_for_ordered(std::uint64_t count, unsigned threads, const run_control& control, Produce&& produce,
+                          Consume&& consume) {
+  return parallel_for_ordered(count, threads, control, std::forward<Produce>(produce), std::forward<Consume>(consume),
+                              [](std::uint64_t, auto&) {});
 }
 
 }  // namespace fairdeck

@@ -97,6 +97,15 @@ class record_sink {
   // or fixed-size): the same as put() for each of them. Sinks that can write the bytes
   // as they are override it.
   virtual void put_block(std::string_view block, std::uint64_t records, const record_format& f);
+  // Blocks written on several threads: reserve_block, called in order instead of put_block,
+  // returns a slot (or nothing: then use put_block); write_block(slot, block) then writes
+  // the block from any thread, concurrently with other slots.
+  struct block_slot {
+    std::uint64_t offset = 0;
+    bool leading_delimiter = false;  // the previous record's delimiter goes first
+  };
+  virtual std::optional<block_slot> reserve_block(std::string_view, std::uint64_t, const record_format&) { return std::nullopt; }
+  virtual void write_block(const block_slot&, std::string_view) {}
 };
 
 [[nodiscard]] bool is_gzip_path(std::string_view path) noexcept;  // ends with ".gz"
@@ -138,6 +147,9 @@ class record_writer final : public record_sink {
 
   void put(std::string_view record) override;
   void put_block(std::string_view block, std::uint64_t records, const record_format& f) override;
+  // Positional blocks when the output is a file safe_output replaces and not gzip.
+  std::optional<block_slot> reserve_block(std::string_view block, std::uint64_t records, const record_format& f) override;
+  void write_block(const block_slot& slot, std::string_view block) override;
   // Ends the output: the last record gets its delimiter only if final_delimiter (see above).
   void finish(bool final_delimiter);
   [[nodiscard]] std::uint64_t records() const noexcept;
