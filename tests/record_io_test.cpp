@@ -144,9 +144,27 @@ TEST_F(RecordIo, PutBlockWritesWhatPutWouldWrite) {
       w.finish(final_delimiter);
       out.commit();
     }
-    std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+    const auto c = (dir_ / "c.out").string();
+    {  // the same through positional blocks, written after later blocks were placed
+      safe_output out(c);
+      record_writer w(out, record_format{}, false);
+      w.put("head");
+      const auto s1 = w.reserve_block("x\nyy\n\nzzz\n", 4, record_format{});
+      ASSERT_TRUE(s1.has_value());
+      w.put("tail");
+      const auto s2 = w.reserve_block("q\n", 1, record_format{});
+      ASSERT_TRUE(s2.has_value());
+      w.write_block(*s2, "q\n");
+      w.write_block(*s1, "x\nyy\n\nzzz\n");
+      w.finish(final_delimiter);
+      EXPECT_EQ(w.records(), 7u);
+      out.commit();
+    }
+    std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary), fc(c, std::ios::binary);
     const std::string sa((std::istreambuf_iterator<char>(fa)), {}), sb((std::istreambuf_iterator<char>(fb)), {});
+    const std::string sc((std::istreambuf_iterator<char>(fc)), {});
     EXPECT_EQ(sa, sb);
+    EXPECT_EQ(sc, sb);
     EXPECT_EQ(sa, final_delimiter ? "head\nx\nyy\n\nzzz\ntail\nq\n" : "head\nx\nyy\n\nzzz\ntail\nq");
   }
 }
