@@ -319,6 +319,10 @@ records_read record_reader::read_records(char* dst, std::uint64_t cap, unsigned 
         s.ended_with_delimiter = false;
         s.records += static_cast<std::uint64_t>(std::count(dst + input_start, dst + out, delim));
       } else {  // back to the buffer (it holds less than one record)
+        if (keep == 0)  // not even one record fits the block
+          throw record_too_long(fmt::format("{}: a record longer than the {}-byte block it is read into",
+                                            input_name(s.inputs[s.current].path), cap),
+                                cap);
         const std::size_t rest = s.end - s.begin;
         if (s.buf.size() < tail + rest) s.buf.resize(static_cast<std::size_t>(tail + rest));
         std::memmove(s.buf.data() + tail, s.buf.data() + s.begin, rest);

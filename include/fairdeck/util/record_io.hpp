@@ -79,9 +79,11 @@ class record_source {
   // Bulk reading, for sources whose records never hold the delimiter (bulk_format() is set):
   // appends whole records to dst, each followed by the delimiter (a last record that had
   // none gets one here; fixed-size records: back to back), at most `cap` bytes; returns the
-  // bytes and records appended, no bytes at the end. `threads` may copy a large block in parallel. A record
-  // longer than the source's limit throws record_too_long; cap must exceed that limit.
-  // next() and read_records() may be mixed: each continues where the other stopped.
+  // bytes and records appended, no bytes at the end. `threads` may copy a large block in
+  // parallel. A record that would end past the source's limit before its delimiter throws
+  // record_too_long (cap must exceed the limit); records inside a block are not measured —
+  // the caller, which scans them anyway, refuses long ones. next() and read_records() may
+  // be mixed: each continues where the other stopped.
   [[nodiscard]] virtual std::optional<record_format> bulk_format() const { return std::nullopt; }
   virtual records_read read_records(char* dst, std::uint64_t cap, unsigned threads);
 
