@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/shuffle/mixing.hpp"
+#include "fairdeck/stats/bins.hpp"
 
 namespace fairdeck::stats {
 namespace {
