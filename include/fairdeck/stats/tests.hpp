@@ -44,9 +44,6 @@ using categories = std::vector<int>;
 // chi2((n-1)^2) (docs/audit.md); the statistic reported is X^2 (n-1)/n.
 [[nodiscard]] test_result matrix_test(const audit_counts& c, const categories& cat, std::string name,
                                       std::string description);
-// The uncorrected textbook version, kept to show in tests that it is miscalibrated.
-[[nodiscard]] double naive_matrix_p_value(const audit_counts& c);
-
 // Most extreme single position x card cell, exact binomial tails, Bonferroni over 2 n^2
 // one-sided tails (conservative). Catches one forbidden or favoured cell.
 [[nodiscard]] test_result max_cell_test(const audit_counts& c);
@@ -90,13 +87,5 @@ struct verdict {
   std::string worst_test;
 };
 [[nodiscard]] verdict decide(std::span<const test_result> tests, double alpha);
-
-// One-sample Kolmogorov-Smirnov test of values against Uniform(0,1): D and its asymptotic
-// p-value with Stephens' (1970) small-sample correction. Used to prove calibration.
-struct ks_result {
-  double d = 0;
-  double p_value = 1;
-};
-[[nodiscard]] ks_result ks_uniform(std::vector<double> values);
 
 }  // namespace fairdeck::stats
