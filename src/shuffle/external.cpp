@@ -14,7 +14,19 @@
 
 namespace fairdeck {
 
-using namespace external_detail;
+using detail::allocate;
+using detail::bucket_file;
+using detail::budget;
+using detail::get_varint;
+using detail::item;
+using detail::key_bits;
+using detail::key_stream;
+using detail::ledger;
+using detail::put_varint;
+using detail::sort_bits;
+using detail::sort_items;
+using detail::tie_stream_base;
+using detail::varint_size;
 
 namespace {
 
@@ -367,7 +379,7 @@ void run_shuffle(context& c) {
 external_shuffle_stats shuffle_records(record_source& in, record_sink& out, const engine_spec& spec,
                                        const external_shuffle_options& options) {
   const std::uint64_t m = options.memory_bytes ? options.memory_bytes : default_memory_budget();
-  context c{in, out, huge_detail::keyed_once(spec), options, budget(m), options.threads, options.temp_dir, {}, {}, 0, 0};
+  context c{in, out, detail::keyed_once(spec), options, budget(m), options.threads, options.temp_dir, {}, {}, 0, 0};
   c.threads = resolve_threads(c.threads);
   if (c.temp_dir.empty()) {
     const char* t = std::getenv("TMPDIR");
