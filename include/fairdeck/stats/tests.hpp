@@ -35,7 +35,8 @@ using categories = std::vector<int>;
 [[nodiscard]] categories rank_categories(std::span<const card_t> cards, const deck_spec& spec);
 
 // Pearson chi-square of the category counts at one position against the deck's make-up
-// (seed text 000's "which card/suit/rank comes first"): exactly multinomial, df = k - 1.
+// (the classic first check of a shuffle: which card, suit or rank comes first, and is each
+// equally likely?): exactly multinomial, df = k - 1.
 [[nodiscard]] test_result position_test(const audit_counts& c, std::size_t position, const categories& cat,
                                         std::string name, std::string description);
 
