@@ -31,8 +31,8 @@ void run(benchmark::State& state, engine_id engine, shuffle_kind algorithm, std:
     benchmark::DoNotOptimize(r.matches);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * seeds));
-  state.SetLabel(attack_detail::lane_scanner(engine, attack_detail::swap_steps(algorithm, spec.deck_size).size())
-                     ? attack_detail::lane_isa()
+  state.SetLabel(detail::lane_scanner(engine, detail::swap_steps(algorithm, spec.deck_size).size())
+                     ? detail::lane_isa()
                      : "scalar");
 }
 
@@ -51,10 +51,10 @@ void BM_AttackMt19937Naive(benchmark::State& s) { run(s, engine_id::mt19937, shu
 void BM_AttackDelphiAsf1999AutoVectorised(benchmark::State& state) {
   const std::uint64_t seeds = 1u << 24;
   const auto spec = make_spec(engine_id::delphi, shuffle_kind::asf1999, seeds, 1);
-  const auto steps = attack_detail::swap_steps(spec.algorithm, spec.deck_size);
-  const attack_detail::scan_plan plan{steps.data(), steps.size(), {spec.known[0].card, spec.known[1].card},
+  const auto steps = detail::swap_steps(spec.algorithm, spec.deck_size);
+  const detail::scan_plan plan{steps.data(), steps.size(), {spec.known[0].card, spec.known[1].card},
                                       {0, 1}};
-  const auto scan = attack_detail::lane_scanner(engine_id::delphi, steps.size(), false);
+  const auto scan = detail::lane_scanner(engine_id::delphi, steps.size(), false);
   std::vector<std::uint64_t> out;
   for (auto _ : state) {
     out.clear();
@@ -62,7 +62,7 @@ void BM_AttackDelphiAsf1999AutoVectorised(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * seeds));
-  state.SetLabel(attack_detail::lane_isa());
+  state.SetLabel(detail::lane_isa());
 }
 
 // Baseline: build each seed's deck with the reference shuffle and compare the known cards.

@@ -285,7 +285,7 @@ template <unsigned Hole>
 void BM_OmahaEvalRandomBaselineHash(benchmark::State& state) {
   const auto cards = random_hands(kRandomHands / 4, Hole + 5);
   const auto& ev = fp::hand_evaluator::instance();
-  auto rk = [](card_t c) { return fp::eval_detail::card_keys[c] & fp::eval_detail::rank_bits; };
+  auto rk = [](card_t c) { return fp::detail::card_keys[c] & fp::detail::rank_bits; };
   static constexpr std::array<std::array<unsigned, 3>, 10> tri{
       {{0, 1, 2}, {0, 1, 3}, {0, 1, 4}, {0, 2, 3}, {0, 2, 4}, {0, 3, 4}, {1, 2, 3}, {1, 2, 4}, {1, 3, 4}, {2, 3, 4}}};
   std::size_t hands = 0;

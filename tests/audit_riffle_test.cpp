@@ -19,6 +19,7 @@
 #include "cli_runner.hpp"
 #include "fairdeck/shuffle/mixing.hpp"
 #include "fairdeck/stats/audit.hpp"
+#include "fairdeck/stats/power.hpp"
 
 namespace fairdeck::stats {
 namespace {

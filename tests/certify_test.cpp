@@ -23,6 +23,7 @@
 #include "fairdeck/shuffle/fisher_yates.hpp"
 #include "fairdeck/stats/tests.hpp"
 #include "sanitizer_build.hpp"
+#include "stats_test_support.hpp"
 
 namespace fc = fairdeck::certify;
 using fairdeck::engine_id;

@@ -37,7 +37,8 @@ TEST(Entropy, SingleDeck) {
 }
 
 TEST(Entropy, TenPlayerHoldemIsAbout120DistinguishableBits) {
-  // Seed text 000's "about 120 bits": 52!/27! ordered, divided by 2^10 hole orders and 3! flop orders.
+  // The often quoted "about 120 bits" of a ten-player hold'em deal: 52!/27! ordered, divided by
+  // 2^10 hole orders and 3! flop orders.
   const auto h = holdem_outcomes({}, 10);
   EXPECT_EQ(h.cards_dealt, 25u);
   EXPECT_NEAR(h.ordered_bits, 132.44416229452304, 1e-9);

@@ -188,7 +188,7 @@ TEST(ExternalShuffle, HeaderStaysInPlace) {
 // Equal keys (about n^2/2^64 likely, so forced here through the sort itself): sorted by
 // key, each group shuffled uniformly — every order of a 3-record tie group equally likely.
 TEST(ExternalShuffle, TiesAreBrokenUniformly) {
-  using fairdeck::external_detail::item;
+  using fairdeck::detail::item;
   std::map<std::string, int> counts;
   const int trials = 3000;
   for (int s = 0; s < trials; ++s) {
@@ -198,7 +198,7 @@ TEST(ExternalShuffle, TiesAreBrokenUniformly) {
     auto for_each = [&](auto&& emit) {
       for (std::size_t i = 0; i < keys.size(); ++i) emit(keys[i], i);
     };
-    fairdeck::external_detail::sort_items(std::span<item>(items), 0, 0, for_each, seeded(1), 2, scratch);
+    fairdeck::detail::sort_items(std::span<item>(items), 0, 0, for_each, seeded(1), 2, scratch);
     for (std::size_t i = 1; i < items.size(); ++i) ASSERT_LE(items[i - 1].key, items[i].key);
     ASSERT_EQ(items[0].pos, 4u);
     std::string group;
@@ -216,7 +216,7 @@ TEST(ExternalShuffle, TiesAreBrokenUniformly) {
     auto for_each = [&](auto&& emit) {
       for (std::size_t i = 0; i < keys.size(); ++i) emit(keys[i], i);
     };
-    fairdeck::external_detail::sort_items(std::span<item>(items), 0, 0, for_each, seeded(static_cast<std::uint64_t>(s)), 1, scratch);
+    fairdeck::detail::sort_items(std::span<item>(items), 0, 0, for_each, seeded(static_cast<std::uint64_t>(s)), 1, scratch);
     std::string group;
     for (const auto& it : items) group += std::to_string(it.pos);
     ++counts[group];

@@ -13,6 +13,8 @@
 
 #include "fairdeck/shuffle/mixing.hpp"
 #include "fairdeck/shuffle/physical.hpp"
+#include "fairdeck/stats/bins.hpp"
+#include "fairdeck/stats/power.hpp"
 
 namespace fairdeck {
 namespace {
@@ -143,8 +145,21 @@ TEST(MixingExact, StopsWhenAsked) {
 }  // namespace
 }  // namespace fairdeck
 
-namespace fairdeck {
+namespace fairdeck::stats {
 namespace {
+
+TEST(StatsBins, PoolsInOrderUntilFiveExpectedAndTheTailJoinsTheLastBin) {
+  // 100 trials: 0.03 + 0.02 reach 5 expected, 0.5 alone, 0.45 alone; nothing left over.
+  auto b = pool_bins({1, 2, 50, 47}, {0.03, 0.02, 0.5, 0.45}, 100);
+  EXPECT_EQ(b.values, (std::vector<double>{3, 50, 47}));
+  EXPECT_EQ(b.null.size(), 3U);
+  EXPECT_NEAR(b.null[0], 0.05, 1e-15);
+  // A tail of 0.04 (4 expected) joins the last bin.
+  b = pool_bins({60, 36, 4}, {0.6, 0.36, 0.04}, 100);
+  EXPECT_EQ(b.values, (std::vector<double>{60, 40}));
+  EXPECT_NEAR(b.null[1], 0.4, 1e-15);
+  EXPECT_TRUE(pool_bins({1, 1}, {0.5, 0.5}, 4).null.empty());  // no bin reaches 5
+}
 
 TEST(MixingDetectability, BoundsAndRisingSequencePowerBehave) {
   const std::uint64_t trials = 100'000;
@@ -177,4 +192,4 @@ TEST(MixingDetectability, RejectsBadInputs) {
 }
 
 }  // namespace
-}  // namespace fairdeck
+}  // namespace fairdeck::stats

@@ -193,6 +193,26 @@ TEST(PokerEquity, MonteCarloAgreesWithExactAndIsDeterministic) {
   }
 }
 
+TEST(PokerEquity, EquityIntervalIsTheNormalIntervalAroundTheMeanShare) {
+  const auto in = make({"QQ+", "AKs", "random"}, "7c 8d 9h 2s");
+  const auto mc = sample_equity(in, 100000, make_engine_spec("xoshiro256pp", 9, std::nullopt), 2);
+  for (std::size_t p = 0; p < 3; ++p) {
+    const auto ci = equity_interval(mc, p);
+    const double e = equity_share(mc, p), n = static_cast<double>(mc.outcomes);
+    // Half-width 1.96 standard errors (equity_stderr divides the variance by n - 1, the
+    // interval by n), symmetric unless clipped at 0 or 1.
+    EXPECT_NEAR(ci.high - e, 1.959963984540054 * equity_stderr(mc, p) * std::sqrt((n - 1) / n), 1e-12) << p;
+    EXPECT_NEAR(e - ci.low, ci.high - e, 1e-12) << p;
+  }
+  const auto ex = exact_equity(in, 2);
+  EXPECT_EQ(equity_interval(ex, 0).low, equity_share(ex, 0));
+  EXPECT_EQ(equity_interval(ex, 0).high, equity_share(ex, 0));
+  equity_result none = mc;
+  none.outcomes = 0;
+  EXPECT_EQ(equity_interval(none, 0).low, 0.0);
+  EXPECT_EQ(equity_interval(none, 0).high, 1.0);
+}
+
 TEST(PokerEquity, FixedHandsMonteCarloReusesTheDeck) {
   const auto in = make({"AhKh", "QsQd"});
   const auto mc = sample_equity(in, 300000, make_engine_spec("chacha20", 4, std::nullopt), 2);

@@ -25,7 +25,7 @@ using testing::run_cli;
 std::vector<std::uint32_t> php_deck(std::uint32_t seed) {
   std::vector<std::uint32_t> v(52);
   std::iota(v.begin(), v.end(), 0u);
-  attack_detail::php_reference_shuffle(seed, v);
+  detail::php_reference_shuffle(seed, v);
   return v;
 }
 
@@ -63,12 +63,12 @@ TEST(RuntimeAttackPhp, ReferenceMatchesRuntimeShuffler) {
 // Every seed of [first, first + count) whose reference deck puts the tracked cards on target
 // must pass the filter; the filter may add only doubtful seeds (a possible rejection).
 template <class Deck>
-void check_filter(attack_detail::seed_scanner scan, std::uint64_t first, std::uint64_t count, Deck deck) {
+void check_filter(detail::seed_scanner scan, std::uint64_t first, std::uint64_t count, Deck deck) {
   ASSERT_NE(scan, nullptr);
-  const auto steps = attack_detail::swap_steps(shuffle_kind::fisher_yates, 52);
+  const auto steps = detail::swap_steps(shuffle_kind::fisher_yates, 52);
   // Loose targets (card 7 anywhere in 0..3, card 30 at 12) so that many seeds match.
   for (std::uint32_t target : {0u, 1u, 2u, 3u}) {
-    const attack_detail::scan_plan plan{steps.data(), steps.size(), {7, 30}, {target, 12}};
+    const detail::scan_plan plan{steps.data(), steps.size(), {7, 30}, {target, 12}};
     std::vector<std::uint64_t> got;
     scan(first, count, plan, got);
     std::vector<std::uint64_t> want;
@@ -83,15 +83,15 @@ void check_filter(attack_detail::seed_scanner scan, std::uint64_t first, std::ui
 }
 
 TEST(RuntimeAttackPhp, FilterAgreesWithTheReferenceSeedForSeed) {
-  check_filter(attack_detail::php_scanner(51), 4'000'000'000u - 10'007, 20'000,
+  check_filter(detail::php_scanner(51), 4'000'000'000u - 10'007, 20'000,
                [](std::uint64_t s) { return php_deck(static_cast<std::uint32_t>(s)); });
-  check_filter(attack_detail::php_scanner(51), 0, 3'000, [](std::uint64_t s) { return php_deck(static_cast<std::uint32_t>(s)); });
+  check_filter(detail::php_scanner(51), 0, 3'000, [](std::uint64_t s) { return php_deck(static_cast<std::uint32_t>(s)); });
 }
 
 TEST(RuntimeAttackGo, FilterAgreesWithTheEmulationSeedForSeed) {
   auto deck = [](std::uint64_t s) { return runtime_deck(runtime_id::go, s, 52); };
-  check_filter(attack_detail::go_scanner(51), 0, 12'000, deck);
-  check_filter(attack_detail::go_scanner(51), 0x7fffffffu - 30'000, 30'000, deck);  // ends at the last state
+  check_filter(detail::go_scanner(51), 0, 12'000, deck);
+  check_filter(detail::go_scanner(51), 0x7fffffffu - 30'000, 30'000, deck);  // ends at the last state
 }
 
 TEST(RuntimeAttack, JavaAndDotnetIdiomsAreTheFisherYatesLoopOnTheLegacyEngines) {

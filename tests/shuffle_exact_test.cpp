@@ -78,7 +78,8 @@ TEST(ExactDistribution, PartialShuffleDealsUniformKPermutations) {
 }
 
 TEST(ExactDistribution, ReusingThePartlyShuffledDeckStaysUniformAndIndependent) {
-  // Seed text 003's trick: deal k, then deal k again from the same (not reset) deck.
+  // Dealing only k cards (Rust rand's SliceRandom::partial_shuffle) and reusing the deck: deal k,
+  // then deal k again from the same (not reset) deck.
   // Every pair (first deal, second deal) must be equally likely.
   const int n = 5, k = 2;
   std::map<std::pair<order, order>, std::uint64_t> pairs;
@@ -96,7 +97,8 @@ TEST(ExactDistribution, ReusingThePartlyShuffledDeckStaysUniformAndIndependent) 
 }
 
 TEST(ExactDistribution, NaiveShuffleIsBiased) {
-  // n = 3: 27 equally likely paths onto 6 orders: 4,5,5,5,4,4 (seed text 004).
+  // n = 3: 27 equally likely paths onto 6 orders: 4,5,5,5,4,4 (the table in Jeff Atwood,
+  // "The Danger of Naivete", Coding Horror, 2007).
   std::uint64_t paths = 0;
   const auto counts = enumerate(3, [](order& v, ideal_draws& e) { naive_shuffle(v, e); }, &paths);
   EXPECT_EQ(paths, 27u);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fairdeck/stats/audit.hpp"
+#include "stats_test_support.hpp"
 
 namespace fairdeck::stats {
 namespace {

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "fairdeck/stats/audit.hpp"
+#include "stats_test_support.hpp"
 
 namespace fairdeck::stats {
 namespace {

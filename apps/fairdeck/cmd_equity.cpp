@@ -47,20 +47,6 @@ std::vector<card_t> known_cards(const std::string& text, std::string_view what) 
   }
 }
 
-struct share_interval {
-  double low, high;
-};
-
-// Normal-approximation 95% interval for a mean pot share (shares lie in [0, 1]).
-share_interval equity_interval(const fp::player_tally& t, std::uint64_t n, std::uint64_t pot) {
-  if (n == 0) return {0, 1};
-  const double u = static_cast<double>(pot), dn = static_cast<double>(n);
-  const double mean = static_cast<double>(t.share) / u / dn;
-  const double var = std::max(0.0, static_cast<double>(t.share_sq) / (u * u) / dn - mean * mean);
-  const double half = 1.959963984540054 * std::sqrt(var / dn);
-  return {std::max(0.0, mean - half), std::min(1.0, mean + half)};
-}
-
 // Omaha: fixed hands of 4 or 5 cards (docs/cli-equity.md#omaha).
 struct omaha_run {
   fp::omaha_input in;
@@ -168,7 +154,7 @@ int run_equity(const equity_options& o) {
       if (!exact) {
         pj["stderr"] = fp::equity_stderr(r, p);
         const auto wi = fp::clopper_pearson(t.wins, r.outcomes);
-        const auto ei = equity_interval(t, r.outcomes, r.pot);
+        const auto ei = fp::equity_interval(r, p);
         pj.update({{"win_ci_low", wi.low}, {"win_ci_high", wi.high}, {"equity_ci_low", ei.low}, {"equity_ci_high", ei.high}});
       }
       players.push_back(pj);
@@ -197,11 +183,10 @@ int run_equity(const equity_options& o) {
   fmt::print("{:<6} {:<{}} {:>6} {:>9} {:>9} {:>9}{}\n", "Player", "Hand", width, "Combos", "Win", "Tie", "Equity",
              exact ? "" : "   95% CI (equity)");
   for (std::size_t p = 0; p < in.ranges.size(); ++p) {
-    const auto& t = r.players[p];
     fmt::print("{:<6} {:<{}} {:>6} {:>8.4f}% {:>8.4f}% {:>8.4f}%", p + 1, o.hands[p], width, combos(p),
                100 * fp::win_fraction(r, p), 100 * fp::tie_fraction(r, p), 100 * fp::equity_share(r, p));
     if (!exact) {
-      const auto ei = equity_interval(t, r.outcomes, r.pot);
+      const auto ei = fp::equity_interval(r, p);
       fmt::print("   [{:.4f}%, {:.4f}%]", 100 * ei.low, 100 * ei.high);
     }
     fmt::print("\n");

@@ -13,12 +13,17 @@
 
 #include "command.hpp"
 #include "fairdeck/shuffle/mixing.hpp"
+#include "fairdeck/stats/power.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 
 namespace fairdeck::cli {
 namespace {
+
+using stats::riffle_detectability;
+using stats::riffle_detectability_max_cards;
+using stats::riffle_detectability_table;
 
 struct riffle_options {
   deck_options deck;

@@ -5,6 +5,7 @@
 //   fairdeck/security/seed_space.hpp    seed-space arithmetic;  fairdeck/security/attack.hpp the weak-seed attack
 //   fairdeck/poker/hand_eval.hpp        hand evaluator; odds.hpp, equity.hpp, range.hpp
 //   fairdeck/shuffle/mixing.hpp         exact riffle-shuffle mixing distances
+//   fairdeck/stats/power.hpp            what an audit can detect (test power); stats/bins.hpp chi-square bins
 #pragma once
 
 #include "fairdeck/cards/card.hpp"

@@ -230,6 +230,9 @@ py::dict equity(const std::vector<std::string>& hands, const py::object& board, 
       const auto wi = fp::clopper_pearson(t.wins, r.outcomes);
       pj["win_ci_low"] = wi.low;
       pj["win_ci_high"] = wi.high;
+      const auto ei = fp::equity_interval(r, p);
+      pj["equity_ci_low"] = ei.low;
+      pj["equity_ci_high"] = ei.high;
     }
     players.append(pj);
   }
@@ -317,7 +320,8 @@ card text or lists. exact=None enumerates when it is cheap (as the CLI does), Tr
 (ValueError beyond 1e12 evaluations), False uses Monte Carlo with `trials` deals (default
 1e6) on `engine` (the same numbers as the CLI for the engine's first use). Returns a dict
 with the CLI's JSON keys: method, board, dead, outcomes, complete, players (hand, combos,
-wins, ties, win, tie, equity; Monte Carlo adds stderr, win_ci_low/high). Never dependent on
+wins, ties, win, tie, equity; Monte Carlo adds stderr, win_ci_low/high and the 95%
+equity interval equity_ci_low/high). Never dependent on
 `threads`. GIL released; Ctrl-C stops it.
 )doc");
   m.def("odds", &odds, py::arg("cards") = 7, py::arg("exact") = false, py::arg("trials") = py::none(),

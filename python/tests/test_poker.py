@@ -66,7 +66,7 @@ def test_bad_hands():
 
 
 def subset(cli_json, py):
-    # Python's dicts carry the CLI's keys (the CLI adds equity_ci_low/high for Monte Carlo)
+    # Python's dicts carry the CLI's keys
     assert set(py) <= set(cli_json)
     for k, v in py.items():
         if k == "players":
@@ -89,6 +89,9 @@ def test_equity_monte_carlo_equals_cli(cli):
     want = cli.json("equity", "AhKh", "22+", "--trials", 50_000, "--engine", "xoshiro256pp", "--seed", 4)
     subset(want, got)
     assert got["method"] == "monte_carlo" and got["engine"]["seed"] == 4
+    for p, q in zip(want["players"], got["players"]):
+        assert q["equity_ci_low"] == p["equity_ci_low"] and q["equity_ci_high"] == p["equity_ci_high"]
+        assert 0 <= q["equity_ci_low"] < q["equity"] < q["equity_ci_high"] <= 1
     got = fairdeck.equity(["AhKhQd2c", "JsTs9s8s"], game="omaha", exact=True, board="2h 7h Jd")
     subset(cli.json("equity", "AhKhQd2c", "JsTs9s8s", "--game", "omaha", "--exact", "--board", "2h 7h Jd"), got)
 

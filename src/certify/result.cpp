@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/certify/null_laws.hpp"
-#include "fairdeck/shuffle/mixing.hpp"
+#include "fairdeck/stats/bins.hpp"
 #include "fairdeck/stats/tests.hpp"
 
 namespace fairdeck::certify {
@@ -145,7 +145,7 @@ void chi2_against(test_result& r, const std::vector<double>& observed, const std
     r = invalid(std::move(r), "no data");
     return;
   }
-  auto [obs, p] = pool_bins(observed, null, n);
+  auto [obs, p] = stats::pool_bins(observed, null, n);
   if (obs.size() < 2) {
     r = invalid(std::move(r), "too little data for two bins of 5 expected counts");
     return;

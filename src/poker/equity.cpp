@@ -139,7 +139,7 @@ void sample_chunk(const equity_input& in, std::uint64_t trials, Engine& engine, 
   const bool fixed = std::all_of(in.ranges.begin(), in.ranges.end(), [](const auto& r) { return r.size() == 1; });
   std::array<hand_accumulator, equity_max_players> holes{};
   std::vector<card_t> deck;
-  if (fixed) {  // seed text 003: one deck, reused as it is from trial to trial
+  if (fixed) {  // one deck, reused as it is from trial to trial; each trial partially shuffles the board cards
     std::uint64_t used = known;
     for (std::size_t p = 0; p < n; ++p) holes[p] = accumulate(in.ranges[p][0]), used |= card_bits(in.ranges[p][0]);
     for (card_t c : live)

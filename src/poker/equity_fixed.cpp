@@ -160,7 +160,7 @@ class fixed_hands {
             for (std::size_t p = 0; p < n; ++p) {
               hand_accumulator h = holes_[p];
               for (std::uint64_t m = board; m; m &= m - 1) h = h + static_cast<card_t>(std::countr_zero(m));
-              v[p] = ev_.by_ranks(h.key & eval_detail::rank_bits);
+              v[p] = ev_.by_ranks(h.key & detail::rank_bits);
             }
             return correct(v.data(), 1);
           }

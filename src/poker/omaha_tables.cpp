@@ -6,10 +6,10 @@
 namespace fairdeck::poker::internal {
 namespace {
 
-using omaha_detail::rank_pair_column;
+using detail::rank_pair_column;
 
 unsigned colex_id(const std::array<unsigned, 5>& r) {  // r sorted ascending
-  const auto& cx = omaha_detail::colex;
+  const auto& cx = detail::colex;
   return cx[0][r[0]] + cx[1][r[1]] + cx[2][r[2]] + cx[3][r[3]] + cx[4][r[4]];
 }
 

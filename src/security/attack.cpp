@@ -21,8 +21,8 @@
 namespace fairdeck {
 namespace {
 
-using attack_detail::scan_plan;
-using attack_detail::swap_step;
+using detail::scan_plan;
+using detail::swap_step;
 
 // Seeds per work unit: small enough for smooth progress and prompt Ctrl-C, large enough
 // that the shared counter is touched rarely.
@@ -88,16 +88,16 @@ std::vector<card_t> candidate_deck(const attack_spec& spec, std::uint64_t seed) 
                       : deck_for_seed(spec.engine, spec.algorithm, seed, spec.deck_size);
 }
 
-attack_detail::seed_scanner pick_filter(const attack_spec& spec, std::size_t step_count) {
-  if (!spec.runtime) return attack_detail::lane_scanner(spec.engine, step_count);
+detail::seed_scanner pick_filter(const attack_spec& spec, std::size_t step_count) {
+  if (!spec.runtime) return detail::lane_scanner(spec.engine, step_count);
   using runtimes::runtime_id;
   switch (*spec.runtime) {
-    case runtime_id::php: return attack_detail::php_scanner(step_count);
-    case runtime_id::go: return attack_detail::go_scanner(step_count);
+    case runtime_id::php: return detail::php_scanner(step_count);
+    case runtime_id::go: return detail::go_scanner(step_count);
     // Collections.shuffle and the C# Fisher–Yates idiom are fairdeck's fisher-yates loop on
     // the java / dotnet engines (same draws, same swaps): their lane models apply.
-    case runtime_id::java: return attack_detail::lane_scanner(engine_id::java, step_count);
-    case runtime_id::dotnet_framework: return attack_detail::lane_scanner(engine_id::dotnet, step_count);
+    case runtime_id::java: return detail::lane_scanner(engine_id::java, step_count);
+    case runtime_id::dotnet_framework: return detail::lane_scanner(engine_id::dotnet, step_count);
     default: return nullptr;
   }
 }
@@ -197,12 +197,12 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
   // Every runtime the attack covers shuffles by Fisher–Yates from the top (one draw per
   // position, i = n-1 .. 1); the rest are replayed whole (scan_scalar).
   const std::vector<swap_step> steps =
-      attack_detail::swap_steps(spec.runtime ? shuffle_kind::fisher_yates : spec.algorithm, spec.deck_size);
+      detail::swap_steps(spec.runtime ? shuffle_kind::fisher_yates : spec.algorithm, spec.deck_size);
   const known_card& k0 = spec.known[0];
   const known_card& k1 = spec.known.size() > 1 ? spec.known[1] : spec.known[0];
   const scan_plan plan{steps.data(), steps.size(), {k0.card, k1.card},
                        {static_cast<std::uint32_t>(k0.position), static_cast<std::uint32_t>(k1.position)}};
-  const attack_detail::seed_scanner lanes = pick_filter(spec, steps.size());
+  const detail::seed_scanner lanes = pick_filter(spec, steps.size());
 
   const std::uint64_t total = spec.last_seed - spec.first_seed + 1;
   const std::uint64_t chunks = (total + chunk_seeds - 1) / chunk_seeds;

@@ -10,11 +10,11 @@
 #if !defined(__x86_64__)
 #include "fairdeck/security/internal/attack_kernel.hpp"
 
-namespace fairdeck::attack_detail {
+namespace fairdeck::detail {
 void delphi_scan_avx512(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
   lane_scanner(engine_id::delphi, plan.step_count, false)(first, count, plan, out);
 }
-}  // namespace fairdeck::attack_detail
+}  // namespace fairdeck::detail
 #else
 // g++ 12 warns falsely inside its own AVX-512 intrinsics (GCC bug 105593).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -24,7 +24,7 @@ void delphi_scan_avx512(std::uint64_t first, std::uint64_t count, const scan_pla
 
 #include "fairdeck/security/internal/attack_kernel.hpp"
 
-namespace fairdeck::attack_detail {
+namespace fairdeck::detail {
 namespace {
 
 constexpr std::uint32_t delphi_a = 0x08088405u;
@@ -85,5 +85,5 @@ constexpr unsigned vectors = lanes / 16;
   }
 }
 
-}  // namespace fairdeck::attack_detail
+}  // namespace fairdeck::detail
 #endif  // __x86_64__

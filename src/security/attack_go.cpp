@@ -14,7 +14,7 @@
 #include "fairdeck/runtimes/internal/go_source.hpp"
 #include "fairdeck/security/internal/runtime_kernels.hpp"
 
-namespace fairdeck::attack_detail {
+namespace fairdeck::detail {
 namespace {
 
 namespace go = runtimes::go;
@@ -115,4 +115,4 @@ seed_scanner go_scanner(std::size_t step_count) {
 #endif
 }
 
-}  // namespace fairdeck::attack_detail
+}  // namespace fairdeck::detail

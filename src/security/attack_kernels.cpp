@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <type_traits>
 
-namespace fairdeck::attack_detail {
+namespace fairdeck::detail {
 namespace {
 
 // Each lane model keeps one engine per lane in plain arrays; draw(l, b) advances lane l and
@@ -415,4 +415,4 @@ const char* lane_isa() noexcept {
   return i == isa::avx512 ? "avx512" : i == isa::avx2 ? "avx2" : "baseline";
 }
 
-}  // namespace fairdeck::attack_detail
+}  // namespace fairdeck::detail

@@ -23,7 +23,7 @@
 #include "fairdeck/security/internal/runtime_kernels.hpp"
 #include "fairdeck/security/runtime_attack.hpp"
 
-namespace fairdeck::attack_detail {
+namespace fairdeck::detail {
 namespace {
 
 constexpr std::uint32_t mt_tempered(std::uint32_t v) noexcept {
@@ -138,4 +138,4 @@ void php_reference_shuffle(std::uint32_t seed, std::span<std::uint32_t> list) {
   }
 }
 
-}  // namespace fairdeck::attack_detail
+}  // namespace fairdeck::detail

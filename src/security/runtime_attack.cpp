@@ -72,7 +72,7 @@ std::vector<card_t> runtime_deck(runtimes::runtime_id id, std::uint64_t seed, st
   } catch (const std::logic_error& e) {
     // Until src/runtimes/php.cpp is on this branch the PHP shuffle is the attack's own reference.
     if (dynamic_cast<const std::invalid_argument*>(&e) || id != runtime_id::php) throw;
-    attack_detail::php_reference_shuffle(static_cast<std::uint32_t>(seed), list);
+    detail::php_reference_shuffle(static_cast<std::uint32_t>(seed), list);
   }
   return std::vector<card_t>(list.begin(), list.end());
 }

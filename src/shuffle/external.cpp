@@ -14,7 +14,24 @@
 
 namespace fairdeck {
 
-using namespace external_detail;
+using detail::allocate;
+using detail::bucket_file;
+using detail::budget;
+using detail::get_varint;
+using detail::item;
+using detail::key_bits;
+using detail::key_stream;
+using detail::ledger;
+using detail::put_varint;
+using detail::sort_bits;
+using detail::sort_items;
+using detail::tie_stream_base;
+using detail::varint_size;
+using detail::allocate_items;
+using detail::context;
+using detail::finish_bucket;
+using detail::prefetch_ahead;
+using detail::run_bulk_shuffle;
 
 namespace {
 
@@ -121,7 +138,7 @@ void finish_in_memory(context& c, std::vector<std::unique_ptr<arena>>& arenas, u
 
 }  // namespace
 
-namespace external_detail {
+namespace detail {
 
 std::unique_ptr<item[]> allocate_items(std::uint64_t n, ledger& mem) {
   try {
@@ -238,7 +255,7 @@ void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth,
   }
 }
 
-}  // namespace external_detail
+}  // namespace detail
 
 namespace {
 
@@ -367,7 +384,7 @@ void run_shuffle(context& c) {
 external_shuffle_stats shuffle_records(record_source& in, record_sink& out, const engine_spec& spec,
                                        const external_shuffle_options& options) {
   const std::uint64_t m = options.memory_bytes ? options.memory_bytes : default_memory_budget();
-  context c{in, out, huge_detail::keyed_once(spec), options, budget(m), options.threads, options.temp_dir, {}, {}, 0, 0};
+  context c{in, out, detail::keyed_once(spec), options, budget(m), options.threads, options.temp_dir, {}, {}, 0, 0};
   c.threads = resolve_threads(c.threads);
   if (c.temp_dir.empty()) {
     const char* t = std::getenv("TMPDIR");

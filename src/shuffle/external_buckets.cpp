@@ -67,7 +67,7 @@ std::uint64_t default_memory_budget() noexcept {
   }
 }
 
-namespace external_detail {
+namespace detail {
 
 std::unique_ptr<char[]> allocate(std::uint64_t bytes, const char* purpose) {
   try {
@@ -179,5 +179,5 @@ void bucket_file::read(std::uint64_t offset, char* out, std::uint64_t n) const {
   }
 }
 
-}  // namespace external_detail
+}  // namespace detail
 }  // namespace fairdeck

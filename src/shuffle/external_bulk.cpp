@@ -17,7 +17,7 @@
 #include "external_parts.hpp"
 #include "fairdeck/util/byte_size.hpp"
 
-namespace fairdeck::external_detail {
+namespace fairdeck::detail {
 namespace {
 
 constexpr unsigned pos_shift = 40;  // in-memory pos: block << 40 | offset in the block
@@ -357,4 +357,4 @@ bool run_bulk_shuffle(context& c) {
   return true;
 }
 
-}  // namespace fairdeck::external_detail
+}  // namespace fairdeck::detail

@@ -21,7 +21,7 @@
 #include "fairdeck/shuffle/fisher_yates.hpp"
 #include "fairdeck/util/parallel.hpp"
 
-namespace fairdeck::external_detail {
+namespace fairdeck::detail {
 
 inline constexpr std::uint64_t key_block = 512;                  // keys per engine stream
 inline constexpr std::uint64_t tie_stream_base = std::uint64_t{1} << 63;
@@ -96,7 +96,7 @@ void sort_items(std::span<item> items, unsigned shift, unsigned bits, ForEach&& 
   for_each([&](std::uint64_t key, std::uint64_t pos) { items[counts[(key >> shift) & mask]++] = item{key, pos}; });
   // now counts[b] is the end of bucket b
   const std::uint64_t grain = 64;
-  parallel_for((nb + grain - 1) / grain, threads, run_control{}, [&](std::uint64_t g, unsigned) {
+  fairdeck::parallel_for((nb + grain - 1) / grain, threads, run_control{}, [&](std::uint64_t g, unsigned) {
     for (std::uint64_t b = g * grain; b < std::min(nb, (g + 1) * grain); ++b) {
       const std::uint64_t lo = b ? counts[b - 1] : 0, hi = counts[b];
       if (hi - lo > 1)
@@ -249,4 +249,4 @@ constexpr std::size_t prefetch_ahead = 16;  // records: enough misses in flight 
 // The bulk path (external_bulk.cpp): for sources with a bulk_format; true if it ran.
 bool run_bulk_shuffle(context& c);
 
-}  // namespace fairdeck::external_detail
+}  // namespace fairdeck::detail

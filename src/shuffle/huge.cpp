@@ -8,7 +8,7 @@
 #include "fairdeck/random/os_entropy.hpp"
 
 namespace fairdeck {
-namespace huge_detail {
+namespace detail {
 
 // `secure` has no reproducible streams, and the steps need many: use chacha20 under a fresh
 // OS key instead — equally unpredictable.
@@ -29,9 +29,12 @@ unsigned bucket_bits_for(std::uint64_t n, std::size_t element_bytes, std::uint64
   return std::clamp(static_cast<unsigned>(std::bit_width(want - 1)), min_bucket_bits, max_bucket_bits);
 }
 
-}  // namespace huge_detail
+}  // namespace detail
 
-using namespace huge_detail;
+using detail::bucket_bits_for;
+using detail::bytes_per_lane;
+using detail::default_bucket_bytes;
+using detail::max_auto_lanes;
 
 huge_shuffle_plan plan_huge_shuffle(std::uint64_t n, std::size_t element_bytes, const huge_shuffle_options& options) noexcept {
   huge_shuffle_plan plan;

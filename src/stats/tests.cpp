@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/shuffle/mixing.hpp"
+#include "fairdeck/stats/bins.hpp"
 
 namespace fairdeck::stats {
 namespace {
@@ -120,13 +121,6 @@ test_result matrix_test(const audit_counts& c, const categories& cat_in, std::st
   r.p_value = chi2_upper(r.statistic, *r.df);
   if (min_expected < 5) r.note = "few deals per cell: chi-square approximation is rough";
   return r;
-}
-
-double naive_matrix_p_value(const audit_counts& c) {
-  const double n = static_cast<double>(c.n), t = static_cast<double>(c.trials), e = t / n;
-  double x2 = 0;
-  for (std::uint64_t v : c.position_card) x2 += (static_cast<double>(v) - e) * (static_cast<double>(v) - e) / e;
-  return chi2_upper(x2, (n - 1) * (n - 1));
 }
 
 test_result max_cell_test(const audit_counts& c) {
@@ -306,25 +300,6 @@ verdict decide(std::span<const test_result> tests, double alpha) {
   v.threshold = v.tests_run ? alpha / static_cast<double>(v.tests_run) : alpha;
   v.biased = v.worst_p && *v.worst_p < v.threshold;
   return v;
-}
-
-ks_result ks_uniform(std::vector<double> values) {
-  ks_result r;
-  if (values.empty()) return r;
-  std::sort(values.begin(), values.end());
-  const double m = static_cast<double>(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const double x = std::clamp(values[i], 0.0, 1.0);
-    r.d = std::max({r.d, static_cast<double>(i + 1) / m - x, x - static_cast<double>(i) / m});
-  }
-  // Stephens (1970), "Use of the Kolmogorov-Smirnov, Cramer-von Mises and related
-  // statistics without extensive tables", JRSS B 32: scaled D for the asymptotic series.
-  const double lambda = (std::sqrt(m) + 0.12 + 0.11 / std::sqrt(m)) * r.d;
-  if (lambda < 0.2) return r;  // p = 1 to double precision
-  double p = 0;
-  for (int k = 1; k <= 100; ++k) p += (k % 2 ? 2.0 : -2.0) * std::exp(-2.0 * k * k * lambda * lambda);
-  r.p_value = std::clamp(p, 0.0, 1.0);
-  return r;
 }
 
 }  // namespace fairdeck::stats

@@ -78,7 +78,7 @@ struct decision {
 [[nodiscard]] outcome family_verdict(std::span<const test_result> tests, std::string_view family);
 
 // Pearson chi-square of counts against null probabilities, bins pooled in order until each
-// expects >= 5 (shuffle/mixing.hpp pool_bins). Fills statistic, df, p_value, effect; leaves
+// expects >= 5 (stats/bins.hpp pool_bins). Fills statistic, df, p_value, effect; leaves
 // the result invalid with a note when fewer than two bins remain.
 void chi2_against(test_result& r, const std::vector<double>& observed, const std::vector<double>& null);
 

@@ -10,7 +10,7 @@
 
 namespace fairdeck::poker {
 
-namespace enumerate_detail {
+namespace detail {
 template <unsigned Left, class F>
 inline void rest(const hand_evaluator& ev, const hand_accumulator& h, std::span<const card_t> deck, std::size_t from,
                  F& f) {
@@ -59,7 +59,7 @@ inline void level(const internal::rank_states& rs, const hand_evaluator& ev, con
                       c + 1, f);
   }
 }
-}  // namespace enumerate_detail
+}  // namespace detail
 
 // Calls f(strength) for every K-card hand of the 52-card deck whose lowest card is
 // `first` (0 <= first <= 52 - K); together the `first` values cover each hand once.
@@ -69,9 +69,9 @@ void for_each_hand(unsigned first, F&& f) {
   static_assert(K >= 5 && K <= 7);
   const auto& rs = internal::rank_states::instance();
   const auto& ev = hand_evaluator::instance();
-  const enumerate_detail::prefix p{rs.next(internal::rank_states::empty, first % 13), 1u << (8 * (first / 13)),
+  const detail::prefix p{rs.next(internal::rank_states::empty, first % 13), 1u << (8 * (first / 13)),
                                    std::uint64_t{1} << first};
-  enumerate_detail::level<K - 1>(rs, ev, p, first + 1, f);
+  detail::level<K - 1>(rs, ev, p, first + 1, f);
 }
 
 // Calls f(strength) for every hand made of `base` plus `Extra` more cards taken from
@@ -80,7 +80,7 @@ void for_each_hand(unsigned first, F&& f) {
 template <unsigned Extra, class F>
 void for_each_completion(const hand_accumulator& base, std::span<const card_t> deck, std::size_t from, F&& f) {
   static_assert(Extra >= 1 && Extra <= 7);
-  enumerate_detail::rest<Extra>(hand_evaluator::instance(), base, deck, from, f);
+  detail::rest<Extra>(hand_evaluator::instance(), base, deck, from, f);
 }
 
 // The binomial coefficient C(n, k) (exact for the sizes poker needs).

@@ -69,6 +69,20 @@ struct equity_result {
 // per-deal share over sqrt(deals)); 0 for exact results.
 [[nodiscard]] double equity_stderr(const equity_result& r, std::size_t player) noexcept;
 
+// A 95 % confidence interval for a player's equity (the mean pot share, equity_share) from a
+// Monte Carlo result: the normal-approximation (Wald) interval mean +- z s / sqrt(n), z =
+// 1.959963984540054 (the 97.5 % normal quantile), n the deals counted, s^2 the plug-in
+// variance (divisor n) of the per-deal shares from share and share_sq, clipped to [0, 1]. It
+// is not a Wilson interval: a pot share is not a 0/1 outcome (ties split the pot). Its
+// coverage is asymptotic (central limit theorem; e.g. Wasserman, "All of Statistics", 2004,
+// ch. 6), not guaranteed for small n; with 0 deals it is [0, 1]. Exact results
+// have no sampling error: the interval is the single point equity_share.
+struct share_interval {
+  double low;
+  double high;
+};
+[[nodiscard]] share_interval equity_interval(const equity_result& r, std::size_t player) noexcept;
+
 // Player-hand evaluations an exact run would need (an upper bound when ranges overlap).
 [[nodiscard]] double exact_equity_work(const equity_input& prepared_input);
 // What exact_equity really costs, in the same unit (about one hand evaluation each): the

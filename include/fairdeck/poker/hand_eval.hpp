@@ -49,7 +49,7 @@ using strength_t = std::uint16_t;
 // ace first; in poker it plays high, and low only in the wheel A-2-3-4-5).
 [[nodiscard]] constexpr unsigned poker_rank(card_t c) noexcept { return (rank_of(c) + 12) % 13; }
 
-namespace eval_detail {
+namespace detail {
 inline constexpr std::uint64_t rank_bits = (std::uint64_t{1} << 39) - 1;
 inline constexpr std::uint64_t flush_bits = std::uint64_t{0x8888} << 48;
 inline constexpr std::uint64_t start_key = std::uint64_t{0x3333} << 48;  // the suit bias
@@ -61,17 +61,17 @@ constexpr std::array<std::uint64_t, 52> make_card_keys() {
   return k;
 }
 inline constexpr std::array<std::uint64_t, 52> card_keys = make_card_keys();
-}  // namespace eval_detail
+}  // namespace detail
 
 // A hand being built card by card (enumeration loops keep one per nesting level).
 struct hand_accumulator {
-  std::uint64_t key = eval_detail::start_key;
+  std::uint64_t key = detail::start_key;
   std::uint64_t cards = 0;  // bit c set for card c
   [[nodiscard]] constexpr hand_accumulator operator+(card_t c) const noexcept {
-    return {key + eval_detail::card_keys[c], cards | (std::uint64_t{1} << c)};
+    return {key + detail::card_keys[c], cards | (std::uint64_t{1} << c)};
   }
   [[nodiscard]] constexpr hand_accumulator operator+(const hand_accumulator& o) const noexcept {
-    return {key + o.key - eval_detail::start_key, cards | o.cards};  // disjoint hands only
+    return {key + o.key - detail::start_key, cards | o.cards};  // disjoint hands only
   }
 };
 
@@ -82,21 +82,21 @@ class hand_evaluator {
 
   // 5, 6 or 7 distinct cards in [0, 52). Unchecked (hot path): see evaluate() below.
   [[nodiscard]] strength_t eval(const hand_accumulator& h) const noexcept {
-    if (const std::uint64_t f = h.key & eval_detail::flush_bits) [[unlikely]] {
+    if (const std::uint64_t f = h.key & detail::flush_bits) [[unlikely]] {
       const unsigned suit = (static_cast<unsigned>(std::countr_zero(f)) - 51) >> 2;
       return flush_[(h.cards >> (13 * suit)) & 0x1fff];
     }
-    return by_ranks(h.key & eval_detail::rank_bits);
+    return by_ranks(h.key & detail::rank_bits);
   }
 
   template <std::size_t N>
   [[nodiscard]] strength_t eval(const card_t* c) const noexcept {
     static_assert(N >= 5 && N <= 7);
-    std::uint64_t key = eval_detail::start_key;
-    for (std::size_t i = 0; i < N; ++i) key += eval_detail::card_keys[c[i]];
-    if (const std::uint64_t f = key & eval_detail::flush_bits) [[unlikely]]
+    std::uint64_t key = detail::start_key;
+    for (std::size_t i = 0; i < N; ++i) key += detail::card_keys[c[i]];
+    if (const std::uint64_t f = key & detail::flush_bits) [[unlikely]]
       return flush_of(c, N, (static_cast<unsigned>(std::countr_zero(f)) - 51) >> 2);
-    return by_ranks(key & eval_detail::rank_bits);
+    return by_ranks(key & detail::rank_bits);
   }
   [[nodiscard]] strength_t eval7(const card_t* c) const noexcept { return eval<7>(c); }
   [[nodiscard]] strength_t eval5(const card_t* c) const noexcept { return eval<5>(c); }

@@ -23,7 +23,7 @@ struct category_counts {
 // unless 5 <= K <= 7.
 [[nodiscard]] category_counts exact_category_counts(unsigned cards, unsigned threads = 0, const run_control& rc = {});
 
-// Monte Carlo (seed text 003): each trial partially shuffles only K cards of a deck that is
+// Monte Carlo: each trial partially shuffles (partial_shuffle.hpp) only K cards of a deck that is
 // reused as it is from the previous trial, then evaluates the K dealt cards. Trials run in
 // chunks of odds_chunk_trials; chunk i starts from a fresh deck and uses engine stream i,
 // so the counts depend only on (engine, cards, trials), never on the thread count.

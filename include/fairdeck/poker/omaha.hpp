@@ -44,7 +44,7 @@ using low_t = std::uint16_t;
 class omaha_board {
  public:
   explicit omaha_board(std::span<const card_t, 5> b) noexcept : tables_(&internal::omaha_tables::instance()) {
-    const auto& ci = internal::omaha_detail::card_info_table;
+    const auto& ci = internal::detail::card_info_table;
     row_ = tables_->high_row(b.data());
     unsigned suits = 0x5555;
     std::uint64_t cards = 0;
@@ -69,7 +69,7 @@ class omaha_board {
   // Best 8-or-better low (0 if none).
   [[nodiscard]] low_t low(std::span<const card_t> hole) const noexcept {
     unsigned hole_set = 0;
-    for (card_t c : hole) hole_set |= internal::omaha_detail::card_info_table[c].low;
+    for (card_t c : hole) hole_set |= internal::detail::card_info_table[c].low;
     return tables_->low(low_set_, hole_set);
   }
 

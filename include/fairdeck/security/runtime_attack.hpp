@@ -30,10 +30,10 @@ struct runtime_attack_info {
 // The deck runtime_shuffler(id, seed) leaves when it shuffles 0..deck_size-1 (first call).
 [[nodiscard]] std::vector<card_t> runtime_deck(runtimes::runtime_id id, std::uint64_t seed, std::size_t deck_size);
 
-namespace attack_detail {
+namespace detail {
 // PHP 8.2 shuffle() after mt_srand(seed): the scalar reference the PHP filter is checked
 // against (and the verifier until src/runtimes/php.cpp exists on this branch).
 void php_reference_shuffle(std::uint32_t seed, std::span<std::uint32_t> list);
-}  // namespace attack_detail
+}  // namespace detail
 
 }  // namespace fairdeck

@@ -1,5 +1,7 @@
-// How many deals a game has, and how many of them a generator can reach (seed texts 000
-// and 004: 52! ~ 2^225.6 orders, but a 32-bit seed reaches at most 2^32 of them).
+// How many deals a game has, and how many of them a generator can reach: 52! ~ 2^225.6
+// orders, but a 32-bit seed reaches at most 2^32 of them (the point of Arkin, Hill, Marks,
+// Schmid and Walls, "How We Learned to Cheat at Online Poker: A Study in Software Security",
+// 1999, on ASF Software's shuffle).
 //
 // Two counts per game:
 //  - ordered: every physical card distinct, every dealt position distinct

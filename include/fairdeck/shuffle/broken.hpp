@@ -9,8 +9,8 @@
 
 namespace fairdeck {
 
-// The "swap each card with any card" shuffle of seed texts 000/001: for i = 0..n-1 swap
-// r[i] with r[uniform_below(n)]. BIASED: n^n equally likely draw paths cannot map evenly
+// The naive "swap each card with any card" shuffle (Jeff Atwood, "The Danger of Naivete",
+// Coding Horror, 2007): for i = 0..n-1 swap r[i] with r[uniform_below(n)]. BIASED: n^n equally likely draw paths cannot map evenly
 // onto n! orders (n = 3: 27 paths, orders hit 4,5,5,5,4,4 times). n bounded draws.
 template <std::ranges::random_access_range R, random_engine E>
   requires std::permutable<std::ranges::iterator_t<R>>

@@ -92,7 +92,7 @@ concept huge_shufflable = std::is_trivially_copyable_v<T> && std::default_initia
 // seed depends on sizeof(T). uint32_t and uint64_t are compiled into the library.
 template <huge_shufflable T>
 bool huge_shuffle(std::span<T> data, const engine_spec& spec, const huge_shuffle_options& options = {}) {
-  return huge_detail::shuffle(data, spec, options);
+  return detail::shuffle(data, spec, options);
 }
 extern template bool huge_shuffle<std::uint32_t>(std::span<std::uint32_t>, const engine_spec&, const huge_shuffle_options&);
 extern template bool huge_shuffle<std::uint64_t>(std::span<std::uint64_t>, const engine_spec&, const huge_shuffle_options&);

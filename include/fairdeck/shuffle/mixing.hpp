@@ -48,36 +48,11 @@ struct riffle_distance {
 // The same under a uniform shuffle: A(n, r-1) / n!.
 [[nodiscard]] std::vector<double> uniform_rising_sequence_distribution(std::uint64_t n);
 
-// The chi-square binning shared by the audit's rising-sequences test and the power
-// prediction: neighbouring bins are pooled in order until each expects at least
-// `min_expected` of `trials` under `null`; a thin tail joins the last bin.
-struct pooled_bins {
-  std::vector<double> values;  // pooled `values` (counts or probabilities)
-  std::vector<double> null;    // pooled null probabilities
-};
-[[nodiscard]] pooled_bins pool_bins(const std::vector<double>& values, const std::vector<double>& null, double trials,
-                                    double min_expected = 5);
-
 // Probability that K riffles of n cards in order produce one given arrangement with r rising
 // sequences: C(2^K + n - r, n) / 2^(Kn).
 [[nodiscard]] double riffle_arrangement_probability(std::uint64_t n, std::uint64_t shuffles, std::uint64_t r);
 
-// What an audit with `trials` shuffles can see, for K = 1..max_shuffles riffles of n cards.
-struct riffle_detectability {
-  std::uint64_t shuffles = 0;
-  // Upper bound on the power of ANY level-alpha test of "uniform" that sees `trials`
-  // independent shuffles: alpha + TV(P^trials, U^trials) <= alpha + 1 - (1 - TV)^trials.
-  double any_test_power_bound = 0;
-  // Power of Pearson's chi-squared test on the number of rising sequences (bins with an
-  // expected count under 5 pooled) at level alpha: the non-central chi-squared approximation
-  // with non-centrality trials * sum (p - u)^2 / u.
-  double rising_sequence_test_power = 0;
-};
-inline constexpr std::uint64_t riffle_detectability_max_cards = 416;
-
-// Needs 1 <= n <= riffle_detectability_max_cards, trials >= 1, 0 < alpha < 1.
-[[nodiscard]] std::vector<riffle_detectability> riffle_detectability_table(std::uint64_t n, std::uint64_t max_shuffles,
-                                                                           std::uint64_t trials, double alpha = 1e-6,
-                                                                           const run_control& control = {});
+// What an audit of a given size can detect of K riffles (test power, from the distances and
+// laws above): stats/power.hpp, riffle_detectability_table().
 
 }  // namespace fairdeck

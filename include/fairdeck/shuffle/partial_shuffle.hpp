@@ -1,5 +1,8 @@
-// Partial shuffle: shuffle only the k cards you deal (seed text 003; Rust rand's
-// SliceRandom::partial_shuffle).
+// Partial shuffle: shuffle only the k cards you deal, i.e. stop the Fisher-Yates/Durstenfeld
+// loop (Durstenfeld, "Algorithm 235: Random permutation", CACM 7(7), 1964; Knuth, TAOCP
+// vol. 2, section 3.4.2, Algorithm P) after k steps, as Rust rand's
+// SliceRandom::partial_shuffle does. The k cards are a uniform ordered sample whatever order
+// the deck was in, so a deck can be reused from deal to deal without resetting it.
 #pragma once
 
 #include <algorithm>

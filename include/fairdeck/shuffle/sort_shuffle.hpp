@@ -1,5 +1,8 @@
-// Sort-by-random-keys shuffle (seed text 002): tag each item with a random 64-bit key
-// and sort by key.
+// Sort-by-random-keys shuffle: tag each item with a random key and sort by key (as in
+// "ORDER BY RAND()" or sorting on a column of random numbers). Uniform only when the keys are
+// distinct: with duplicate keys a stable sort keeps tied items in their original order, so
+// small or colliding keys bias it towards the starting order. Here keys are 64-bit and a
+// collision draws them all again.
 #pragma once
 
 #include <algorithm>

@@ -35,7 +35,8 @@ using categories = std::vector<int>;
 [[nodiscard]] categories rank_categories(std::span<const card_t> cards, const deck_spec& spec);
 
 // Pearson chi-square of the category counts at one position against the deck's make-up
-// (seed text 000's "which card/suit/rank comes first"): exactly multinomial, df = k - 1.
+// (the classic first check of a shuffle: which card, suit or rank comes first, and is each
+// equally likely?): exactly multinomial, df = k - 1.
 [[nodiscard]] test_result position_test(const audit_counts& c, std::size_t position, const categories& cat,
                                         std::string name, std::string description);
 
@@ -44,9 +45,6 @@ using categories = std::vector<int>;
 // chi2((n-1)^2) (docs/audit.md); the statistic reported is X^2 (n-1)/n.
 [[nodiscard]] test_result matrix_test(const audit_counts& c, const categories& cat, std::string name,
                                       std::string description);
-// The uncorrected textbook version, kept to show in tests that it is miscalibrated.
-[[nodiscard]] double naive_matrix_p_value(const audit_counts& c);
-
 // Most extreme single position x card cell, exact binomial tails, Bonferroni over 2 n^2
 // one-sided tails (conservative). Catches one forbidden or favoured cell.
 [[nodiscard]] test_result max_cell_test(const audit_counts& c);
@@ -90,13 +88,5 @@ struct verdict {
   std::string worst_test;
 };
 [[nodiscard]] verdict decide(std::span<const test_result> tests, double alpha);
-
-// One-sample Kolmogorov-Smirnov test of values against Uniform(0,1): D and its asymptotic
-// p-value with Stephens' (1970) small-sample correction. Used to prove calibration.
-struct ks_result {
-  double d = 0;
-  double p_value = 1;
-};
-[[nodiscard]] ks_result ks_uniform(std::vector<double> values);
 
 }  // namespace fairdeck::stats

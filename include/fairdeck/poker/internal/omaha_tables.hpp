@@ -28,7 +28,7 @@
 
 namespace fairdeck::poker::internal {
 
-namespace omaha_detail {
+namespace detail {
 // Per card: fairdeck rank, low rank bit (ace 1 .. eight 128, 0 above), and a 4-bit counter
 // per suit (a board's sum plus 0x5555 has bit 3 of a counter set iff that suit has 3+ cards).
 struct card_info {
@@ -69,7 +69,7 @@ constexpr std::array<std::array<std::uint16_t, 13>, 5> make_colex() {
 inline constexpr auto colex = make_colex();
 static_assert(colex[0][12] + colex[1][12] + colex[2][12] + colex[3][12] + colex[4][12] == 6187);  // C(17,5) - 1
 static_assert(colex[4][0] == 0 && colex[2][1] == 1 && colex[4][1] == 1 && colex[1][2] == 3);
-}  // namespace omaha_detail
+}  // namespace detail
 
 class omaha_tables {
  public:
@@ -81,7 +81,7 @@ class omaha_tables {
   // Row of best non-flush strengths for a board (five cards, any order).
   [[nodiscard]] const strength_t* high_row(const card_t* board) const noexcept { return &high_[board_id(board) * rank_pairs]; }
   // Column in a row for two hole cards (card indices, any order).
-  [[nodiscard]] static unsigned pair_column(card_t a, card_t b) noexcept { return omaha_detail::pair_column_table[a * 52u + b]; }
+  [[nodiscard]] static unsigned pair_column(card_t a, card_t b) noexcept { return detail::pair_column_table[a * 52u + b]; }
   // Best low (omaha.hpp low_t: 256 - rank mask, 0 = none) from the two low rank sets.
   [[nodiscard]] std::uint8_t low(unsigned board_low_set, unsigned hole_low_set) const noexcept {
     return low_[board_low_set << 8 | hole_low_set];
@@ -89,7 +89,7 @@ class omaha_tables {
 
   // Colex index of the board's rank multiset, in [0, board_multisets).
   [[nodiscard]] static unsigned board_id(const card_t* b) noexcept {
-    const auto& ci = omaha_detail::card_info_table;
+    const auto& ci = detail::card_info_table;
     unsigned r0 = ci[b[0]].rank, r1 = ci[b[1]].rank, r2 = ci[b[2]].rank, r3 = ci[b[3]].rank, r4 = ci[b[4]].rank;
     // Optimal 9-comparator sorting network for five inputs (Knuth, TAOCP 5.3.4), branch-free.
     auto cs = [](unsigned& x, unsigned& y) {
@@ -98,7 +98,7 @@ class omaha_tables {
       y = hi;
     };
     cs(r0, r1), cs(r3, r4), cs(r2, r4), cs(r2, r3), cs(r0, r3), cs(r0, r2), cs(r1, r4), cs(r1, r3), cs(r1, r2);
-    const auto& cx = omaha_detail::colex;
+    const auto& cx = detail::colex;
     return cx[0][r0] + cx[1][r1] + cx[2][r2] + cx[3][r3] + cx[4][r4];
   }
 

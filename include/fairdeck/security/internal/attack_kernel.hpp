@@ -16,7 +16,7 @@
 #include "fairdeck/random/engine_registry.hpp"
 #include "fairdeck/shuffle/algorithm.hpp"
 
-namespace fairdeck::attack_detail {
+namespace fairdeck::detail {
 
 // One swap of the shuffle loop: swap(deck[i], deck[draw_below(bound)]).
 struct swap_step {
@@ -61,4 +61,4 @@ void delphi_scan_avx512(std::uint64_t first, std::uint64_t count, const scan_pla
 // The instruction set lane_scanner() uses: "avx512", "avx2" or "baseline".
 [[nodiscard]] const char* lane_isa() noexcept;
 
-}  // namespace fairdeck::attack_detail
+}  // namespace fairdeck::detail

@@ -7,7 +7,7 @@
 
 #include "fairdeck/security/internal/attack_kernel.hpp"
 
-namespace fairdeck::attack_detail {
+namespace fairdeck::detail {
 
 // nullptr when the shuffle needs more draws than the filter models (PHP: 226, Go: 273).
 [[nodiscard]] seed_scanner php_scanner(std::size_t step_count);
@@ -16,4 +16,4 @@ namespace fairdeck::attack_detail {
 // The variant for this CPU's instruction set (lane_isa()).
 [[nodiscard]] seed_scanner pick_scanner(seed_scanner avx512, seed_scanner avx2, seed_scanner baseline) noexcept;
 
-}  // namespace fairdeck::attack_detail
+}  // namespace fairdeck::detail

@@ -18,7 +18,7 @@
 
 namespace fairdeck {
 
-namespace huge_detail {
+namespace detail {
 
 inline constexpr std::uint64_t default_bucket_bytes = 1u << 20;  // L2-resident (measured best on a 2 MiB L2)
 // 256 write fronts: their lines stay in L1 and their pages in the TLB (measured: 2048 fronts
@@ -48,7 +48,7 @@ engine_spec keyed_once(const engine_spec& spec);
 // stopped before every item ran; the first exception an item throws (bad_alloc in a settle
 // step) is rethrown after every thread has stopped.
 template <class F>
-bool parallel_for(std::uint64_t count, unsigned threads, progress_meter& progress, F&& f) {
+bool metered_parallel_for(std::uint64_t count, unsigned threads, progress_meter& progress, F&& f) {
   return fairdeck::parallel_for(count, threads, progress.control(),
                                 [&](std::uint64_t i, unsigned) { progress.add(f(i)); });
 }
@@ -122,7 +122,7 @@ bool shuffle(std::span<T> data, const engine_spec& user_spec, const huge_shuffle
   T* const d = data.data();
   scatter::regions r(n, plan.bucket_bits, plan.lanes);
   // 1. Rough scatter, one task per lane (a stopped run leaves a permutation: lanes only swap).
-  if (!parallel_for(plan.lanes, threads, ps, [&](std::uint64_t lane) {
+  if (!metered_parallel_for(plan.lanes, threads, ps, [&](std::uint64_t lane) {
         shuffler.rough_lane(d, r, plan.bucket_bits, static_cast<unsigned>(lane), 0, 0);
         return r.lane_elements(static_cast<unsigned>(lane));
       }))
@@ -136,11 +136,11 @@ bool shuffle(std::span<T> data, const engine_spec& user_spec, const huge_shuffle
     options.stats->buffer_bytes = report.buffer_bytes;
   }
   // 3. Each bucket, recursively; a bucket is shuffled whole or not at all.
-  return parallel_for(r.k, threads, ps, [&](std::uint64_t j) {
+  return metered_parallel_for(r.k, threads, ps, [&](std::uint64_t j) {
     shuffler.shuffle(d + start[j], start[j + 1] - start[j], 1, start[j]);
     return start[j + 1] - start[j];
   });
 }
 
-}  // namespace huge_detail
+}  // namespace detail
 }  // namespace fairdeck

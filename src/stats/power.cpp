@@ -1,7 +1,9 @@
 // How visible K riffles are to an audit of a given size: an upper bound for every test (from
 // the exact total variation distance) and the power of one concrete test (rising sequences).
-#include <cmath>
+#include "fairdeck/stats/power.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -10,33 +12,16 @@
 #include <fmt/format.h>
 
 #include "fairdeck/shuffle/mixing.hpp"
+#include "fairdeck/stats/bins.hpp"
 
-namespace fairdeck {
+namespace fairdeck::stats {
 
-pooled_bins pool_bins(const std::vector<double>& values, const std::vector<double>& null, double trials,
-                      double min_expected) {
-  pooled_bins out;
-  double vb = 0, ub = 0;
-  for (std::size_t i = 0; i < null.size(); ++i) {
-    vb += values[i];
-    ub += null[i];
-    if (ub * trials >= min_expected) {
-      out.values.push_back(vb);
-      out.null.push_back(ub);
-      vb = ub = 0;
-    }
-  }
-  if (!out.null.empty()) {  // a thin tail joins the last bin
-    out.values.back() += vb;
-    out.null.back() += ub;
-  }
-  return out;
+double any_test_power_bound(double total_variation, std::uint64_t trials, double alpha) {
+  // 1 - (1 - TV)^T without cancellation.
+  const double bound = -std::expm1(static_cast<double>(trials) * std::log1p(-total_variation));
+  return std::min(1.0, alpha + bound);
 }
 
-namespace {
-
-// Pearson chi-squared power against `p` when the null is `u`, `trials` samples, level alpha.
-// Bins are pooled by pool_bins (at least 5 expected under u), as the audit pools them.
 double chi_squared_power(const std::vector<double>& p, const std::vector<double>& u, std::uint64_t trials,
                          double alpha) {
   const auto t = static_cast<double>(trials);
@@ -53,8 +38,6 @@ double chi_squared_power(const std::vector<double>& p, const std::vector<double>
   return boost::math::cdf(boost::math::complement(boost::math::non_central_chi_squared(df, lambda), critical));
 }
 
-}  // namespace
-
 std::vector<riffle_detectability> riffle_detectability_table(std::uint64_t n, std::uint64_t max_shuffles,
                                                              std::uint64_t trials, double alpha,
                                                              const run_control& control) {
@@ -67,12 +50,10 @@ std::vector<riffle_detectability> riffle_detectability_table(std::uint64_t n, st
   const auto dists = rising_sequence_distributions(n, max_shuffles, control);
   const auto uniform = uniform_rising_sequence_distribution(n);
   std::vector<riffle_detectability> out;
-  for (std::size_t k = 0; k < tv.size() && k < dists.size(); ++k) {
-    // 1 - (1 - TV)^T without cancellation.
-    const double bound = -std::expm1(static_cast<double>(trials) * std::log1p(-tv[k].total_variation));
-    out.push_back({k + 1, std::min(1.0, alpha + bound), chi_squared_power(dists[k], uniform, trials, alpha)});
-  }
+  for (std::size_t k = 0; k < tv.size() && k < dists.size(); ++k)
+    out.push_back({k + 1, any_test_power_bound(tv[k].total_variation, trials, alpha),
+                   chi_squared_power(dists[k], uniform, trials, alpha)});
   return out;
 }
 
-}  // namespace fairdeck
+}  // namespace fairdeck::stats
