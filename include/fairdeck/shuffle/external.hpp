@@ -25,6 +25,16 @@
 // every memory budget, bucket count, thread count and temporary folder: the in-memory and
 // the external path give the same order for a seed, and so does sampling (below).
 //
+// Threads. Sources that hand out whole blocks of records (record_source::bulk_format: files,
+// standard input, gzip) take a bulk path where every stage runs on all threads: blocks are
+// read with parallel preads and kept as read (no copy per record); each worker scans the
+// block and keeps the records whose top key bits name one of its own buckets (in memory, or
+// bucket files once the input outgrows the budget), so buckets need no locks and keep input
+// order; buckets are then sorted and gathered into output blocks by the workers, placed in
+// the output in bucket order and written there in parallel (positional writes into the
+// temporary output file; in order to pipes and devices). Scanning is repeated per worker
+// (at most 4), the price of lock-free buckets.
+//
 // Sampling (options.sample = K): the K records with the smallest keys, in key order, kept
 // in a max-heap while streaming (reservoir sampling by random keys, one pass, O(K) memory;
 // Efraimidis & Spirakis, IPL 97(5), 2006, with equal weights). Exactly uniform: every
