@@ -72,6 +72,9 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // The store's key lives next to a SQLite file; a PostgreSQL URI has nowhere to put it.
+    if ((init->parsed() || serve_cmd->parsed()) && so.key_file.empty() && is_postgres_uri(so.db))
+      throw std::runtime_error("--key-file: a PostgreSQL store needs a key file (there is no database file to put it next to)");
     if (init->parsed()) {
       init_store(so);
       auto s = open_store_for_tokens(so);

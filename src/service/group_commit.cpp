@@ -252,7 +252,8 @@ bool is_postgres_uri(std::string_view db) noexcept {
 
 std::filesystem::path key_path(const store_options& o) {
   if (!o.key_file.empty()) return o.key_file;
-  if (is_postgres_uri(o.db)) throw std::runtime_error("a PostgreSQL store needs --key-file");
+  if (is_postgres_uri(o.db))
+    throw std::runtime_error("a PostgreSQL store needs an explicit key file: there is no database file to put it next to");
   return default_key_path(o.db);
 }
 

@@ -144,8 +144,8 @@ void bucket_file::write_out(const char* p, std::uint64_t left) {
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       const int err = w < 0 ? errno : ENOSPC;
-      throw temp_space_error(fmt::format("cannot write a temporary file in '{}': {} ({} written there so far; choose "
-                                         "another --temp-dir with room for about the input's size)",
+      throw temp_space_error(fmt::format("cannot write a temporary file in '{}': {} ({} written there so far; the "
+                                         "temporary files need room for about the input's size)",
                                          dir_, std::strerror(err), format_byte_size(stats_.temp_bytes)));
     }
     p += w;
