@@ -177,3 +177,80 @@ TEST(ParallelFor, SeedSearchDoesNotDependOnTheThreadCount) {
 }
 
 }  // namespace
+
+namespace {
+
+// parallel_for_ordered: results of items produced in parallel are consumed strictly in
+// order, one at a time, on every thread count; at most one result per worker exists.
+TEST(ParallelForOrdered, ConsumesEveryItemInOrder) {
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    std::vector<std::uint64_t> order;
+    std::atomic<int> live{0}, most{0}, consuming{0};
+    EXPECT_TRUE(fairdeck::parallel_for_ordered(
+        500, threads, run_control{},
+        [&](std::uint64_t i, unsigned) {
+          const int now = live.fetch_add(1) + 1;
+          int m = most.load();
+          while (now > m && !most.compare_exchange_weak(m, now)) {
+          }
+          if (i % 7 == 0) std::this_thread::yield();  // out-of-order finishes
+          return i * i;
+        },
+        [&](std::uint64_t i, std::uint64_t square) {
+          EXPECT_EQ(consuming.fetch_add(1), 0) << "two consumers at once";
+          EXPECT_EQ(square, i * i);
+          order.push_back(i);
+          consuming.fetch_sub(1);
+          live.fetch_sub(1);
+        }));
+    ASSERT_EQ(order.size(), 500u) << threads;
+    for (std::uint64_t i = 0; i < order.size(); ++i) ASSERT_EQ(order[i], i);
+    EXPECT_LE(most.load(), static_cast<int>(threads)) << "more results alive than workers";
+  }
+}
+
+TEST(ParallelForOrdered, AnExceptionEndsTheRunWithoutDeadlockAndNothingAfterItIsConsumed) {
+  for (unsigned threads : {1u, 2u, 4u}) {
+    std::vector<std::uint64_t> consumed;
+    EXPECT_THROW(fairdeck::parallel_for_ordered(
+                     1000, threads, run_control{},
+                     [&](std::uint64_t i, unsigned) {
+                       if (i == 37) throw std::runtime_error("item 37");
+                       return i;
+                     },
+                     [&](std::uint64_t i, std::uint64_t) { consumed.push_back(i); }),
+                 std::runtime_error);
+    ASSERT_LE(consumed.size(), 37u);
+    for (std::uint64_t i = 0; i < consumed.size(); ++i) EXPECT_EQ(consumed[i], i);
+  }
+}
+
+TEST(ParallelForOrdered, AConsumerExceptionReachesTheCaller) {
+  std::atomic<std::uint64_t> consumed{0};
+  EXPECT_THROW(fairdeck::parallel_for_ordered(
+                   100, 2, run_control{}, [](std::uint64_t i, unsigned) { return i; },
+                   [&](std::uint64_t i, std::uint64_t) {
+                     if (i == 5) throw std::runtime_error("disk full");
+                     ++consumed;
+                   }),
+               std::runtime_error);
+  EXPECT_EQ(consumed.load(), 5u);
+}
+
+TEST(ParallelForOrdered, AStopConsumesAPrefix) {
+  std::atomic<bool> stop{false};
+  run_control control;
+  control.stop = &stop;
+  std::vector<std::uint64_t> consumed;
+  EXPECT_FALSE(fairdeck::parallel_for_ordered(
+      1000, 2, control, [](std::uint64_t i, unsigned) { return i; },
+      [&](std::uint64_t i, std::uint64_t) {
+        consumed.push_back(i);
+        if (i == 10) stop = true;
+      }));
+  ASSERT_GE(consumed.size(), 11u);
+  ASSERT_LT(consumed.size(), 1000u);
+  for (std::uint64_t i = 0; i < consumed.size(); ++i) EXPECT_EQ(consumed[i], i);
+}
+
+}  // namespace

@@ -93,44 +93,6 @@ class arena {
   std::uint64_t used_ = 0, held_ = 0, count_ = 0;
 };
 
-struct context {
-  record_source& in;
-  record_sink& out;
-  engine_spec spec;  // keyed: reproducible streams
-  const external_shuffle_options& options;
-  budget plan;
-  unsigned threads;
-  std::string temp_dir;
-  ledger mem;
-  external_shuffle_stats stats;
-  std::uint64_t written_bytes = 0;
-  std::uint64_t total_hint = 0;  // 2 x input size when known (read + write), for progress
-
-  void check(std::uint64_t counter) {
-    if ((counter & 0x3FFF) != 0) return;
-    if (options.control.stopped()) throw interrupted("interrupted; nothing written");
-    options.control.progress(in.bytes_read() + written_bytes, total_hint);
-  }
-  void emit(std::string_view record) {
-    out.put(record);
-    written_bytes += record.size() + 1;
-    ++stats.output_records;
-    check(stats.output_records);
-  }
-};
-
-std::unique_ptr<item[]> allocate_items(std::uint64_t n, ledger& mem) {
-  try {
-    auto v = std::make_unique_for_overwrite<item[]>(static_cast<std::size_t>(n));
-    mem.take(n * sizeof(item));
-    return v;
-  } catch (const std::bad_alloc&) {
-    throw memory_error(fmt::format("cannot allocate {} to sort {} records", format_byte_size(n * sizeof(item)), n), n * sizeof(item));
-  }
-}
-
-constexpr std::size_t prefetch_ahead = 16;  // records: enough misses in flight to hide memory latency
-
 // All records are in memory, in 2^mem_bits arenas by their top key bits: sort each arena's
 // items and write its records (the gather stays within one arena: cache-friendly).
 void finish_in_memory(context& c, std::vector<std::unique_ptr<arena>>& arenas, unsigned mem_bits) {
@@ -157,45 +119,79 @@ void finish_in_memory(context& c, std::vector<std::unique_ptr<arena>>& arenas, u
   }
 }
 
-// Splits `file` (its keys agree on the top `used` bits) into sub-buckets by the next bits,
-// or sorts it in memory and writes it when it fits.
-void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth) {
+}  // namespace
+
+namespace external_detail {
+
+std::unique_ptr<item[]> allocate_items(std::uint64_t n, ledger& mem) {
+  try {
+    auto v = std::make_unique_for_overwrite<item[]>(static_cast<std::size_t>(n));
+    mem.take(n * sizeof(item));
+    return v;
+  } catch (const std::bad_alloc&) {
+    throw memory_error(fmt::format("cannot allocate {} to sort {} records", format_byte_size(n * sizeof(item)), n), n * sizeof(item));
+  }
+}
+
+namespace {
+std::uint64_t counts_bytes_for(std::uint64_t work) { return std::min<std::uint64_t>(work / 16, 8u << 16); }
+}  // namespace
+
+std::uint64_t bucket_need(const bucket_file& file, std::uint64_t work) {
+  return file.size() + file.records() * sizeof(item) + counts_bytes_for(work);
+}
+
+void sort_bucket(context& c, bucket_file& file, unsigned used, unsigned threads, sorted_bucket& b) {
+  b.n = file.records();
+  b.size = file.size();
+  if (b.data_cap < b.size) {
+    c.mem.give(b.data_cap);
+    b.data.reset();
+    b.data = allocate_big(b.size, "a bucket read back from its temporary file");
+    b.data_cap = b.size;
+    c.mem.take(b.size);
+  }
+  file.read(0, b.data.get(), b.size);
+  file.release();
+  if (b.items_cap < b.n) {
+    c.mem.give(b.items_cap * sizeof(item));
+    b.items.reset();
+    b.items = allocate_items(b.n, c.mem);
+    b.items_cap = b.n;
+  }
+  const std::uint64_t counts_bytes = counts_bytes_for(c.plan.work);
+  const unsigned bits = std::min(sort_bits(b.n, counts_bytes), key_bits - used);
+  auto for_each = [&](auto&& emit) {
+    const auto* base = reinterpret_cast<const std::uint8_t*>(b.data.get());
+    for (std::uint64_t off = 0; off < b.size;) {
+      std::uint64_t key, len;
+      std::memcpy(&key, base + off, 8);
+      const auto* p = get_varint(base + off + 8, len);
+      emit(key, off);
+      off = static_cast<std::uint64_t>(p - base) + len;
+    }
+  };
+  sort_items(std::span<item>(b.items.get(), static_cast<std::size_t>(b.n)), key_bits - used - bits, bits, for_each, c.spec,
+             threads, b.counts);
+}
+
+void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth, std::uint64_t work) {
   const std::uint64_t n = file.records(), size = file.size();
   if (n == 0) return;
-  const std::uint64_t counts_bytes = std::min<std::uint64_t>(c.plan.work / 16, 8u << 16);
-  const std::uint64_t need = size + n * sizeof(item) + counts_bytes;
+  const std::uint64_t need = bucket_need(file, work);
   c.stats.passes = std::max(c.stats.passes, depth + 2);
-  if (need <= c.plan.work || n == 1 || used >= key_bits - 4) {
-    auto data = allocate(size, "a bucket read back from its temporary file");
-    c.mem.take(size);
-    file.read(0, data.get(), size);
-    file.release();
-    auto items = allocate_items(n, c.mem);
-    std::vector<std::uint64_t> counts;
-    const unsigned bits = std::min(sort_bits(n, counts_bytes), key_bits - used);
-    auto for_each = [&](auto&& emit) {
-      const auto* base = reinterpret_cast<const std::uint8_t*>(data.get());
-      for (std::uint64_t off = 0; off < size;) {
-        std::uint64_t key, len;
-        std::memcpy(&key, base + off, 8);
-        const auto* p = get_varint(base + off + 8, len);
-        emit(key, off);
-        off = static_cast<std::uint64_t>(p - base) + len;
-      }
-    };
-    const std::span<item> sorted(items.get(), static_cast<std::size_t>(n));
-    sort_items(sorted, key_bits - used - bits, bits, for_each, c.spec, c.threads, counts);
-    for (std::size_t k = 0; k < sorted.size(); ++k) {
-      if (k + prefetch_ahead < sorted.size()) __builtin_prefetch(data.get() + sorted[k + prefetch_ahead].pos);
-      std::uint64_t len;
-      const auto* p = get_varint(reinterpret_cast<const std::uint8_t*>(data.get() + sorted[k].pos + 8), len);
-      c.emit(std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(len)));
+  if (need <= work || n == 1 || used >= key_bits - 4) {
+    sorted_bucket b;
+    sort_bucket(c, file, used, c.threads, b);
+    for (std::uint64_t k = 0; k < b.n; ++k) {
+      if (k + prefetch_ahead < b.n) __builtin_prefetch(b.address(k + prefetch_ahead));
+      c.emit(b.record(k));
     }
-    c.mem.give(size + n * sizeof(item));
+    b.release(c.mem);
     return;
   }
   // Too big: scatter again by the next bits.
-  const std::uint64_t want = (2 * need + c.plan.work - 1) / c.plan.work;
+  const std::uint64_t want = (2 * need + work - 1) / work;
   const unsigned bits = std::min<unsigned>(static_cast<unsigned>(std::bit_width(std::clamp<std::uint64_t>(want, 2, c.plan.max_buckets) - 1)),
                                            key_bits - used);
   const std::uint64_t nb = std::uint64_t{1} << bits;
@@ -237,10 +233,14 @@ void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth)
   file.release();
   for (auto& s : subs) s->flush();
   for (auto& s : subs) {
-    finish_bucket(c, *s, used + bits, depth + 1);
+    finish_bucket(c, *s, used + bits, depth + 1, work);
     s->release();
   }
 }
+
+}  // namespace external_detail
+
+namespace {
 
 void run_sample(context& c, std::uint64_t k) {
   struct kept {
@@ -281,8 +281,7 @@ void run_sample(context& c, std::uint64_t k) {
     }
     if (held > c.plan.work)
       throw memory_error(fmt::format("a sample of {} records needs more than {} of memory", k, format_byte_size(c.plan.work)), held);
-    c.mem.held = held;
-    c.mem.peak = std::max(c.mem.peak, held);
+    c.mem.set(held);
   }
   std::sort(heap.begin(), heap.end(), less);
   for (std::size_t i = 0; i + 1 < heap.size();) {  // ties: the shuffle's own rule
@@ -296,6 +295,7 @@ void run_sample(context& c, std::uint64_t k) {
 }
 
 void run_shuffle(context& c) {
+  if (run_bulk_shuffle(c)) return;
   const auto hint = c.in.size_hint();
   // In-memory buckets by the top key bits (at most 256, ~4 MiB of budget each); they change
   // nothing in the order, only where records sit while waiting.
@@ -357,7 +357,7 @@ void run_shuffle(context& c) {
   }
   for (auto& f : files) f->flush();
   for (auto& f : files) {
-    finish_bucket(c, *f, bits, 0);
+    finish_bucket(c, *f, bits, 0, c.plan.work);
     f->release();
   }
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -74,6 +75,16 @@ std::unique_ptr<char[]> allocate(std::uint64_t bytes, const char* purpose) {
   } catch (const std::bad_alloc&) {
     throw memory_error(fmt::format("cannot allocate {} for {}", format_byte_size(bytes), purpose), bytes);
   }
+}
+
+big_buffer allocate_big(std::uint64_t bytes, const char* purpose) {
+  constexpr std::uint64_t huge = std::uint64_t{2} << 20;
+  const bool use_huge = bytes >= 2 * huge;
+  const std::uint64_t n = use_huge ? (bytes + huge - 1) / huge * huge : std::max<std::uint64_t>(bytes, 1);
+  void* p = use_huge ? std::aligned_alloc(huge, static_cast<std::size_t>(n)) : std::malloc(static_cast<std::size_t>(n));
+  if (!p) throw memory_error(fmt::format("cannot allocate {} for {}", format_byte_size(bytes), purpose), bytes);
+  if (use_huge) (void)::madvise(p, static_cast<std::size_t>(n), MADV_HUGEPAGE);  // advice only: ignored where THP is off
+  return big_buffer(static_cast<char*>(p));
 }
 
 budget::budget(std::uint64_t m) : memory(m) {
@@ -146,12 +157,13 @@ void bucket_file::write_out(const char* p, std::uint64_t left) {
       const int err = w < 0 ? errno : ENOSPC;
       throw temp_space_error(fmt::format("cannot write a temporary file in '{}': {} ({} written there so far; the "
                                          "temporary files need room for about the input's size)",
-                                         dir_, std::strerror(err), format_byte_size(stats_.temp_bytes)));
+                                         dir_, std::strerror(err),
+                                         format_byte_size(std::atomic_ref<std::uint64_t>(stats_.temp_bytes).load())));
     }
     p += w;
     left -= static_cast<std::uint64_t>(w);
     size_ += static_cast<std::uint64_t>(w);
-    stats_.temp_bytes += static_cast<std::uint64_t>(w);
+    std::atomic_ref<std::uint64_t>(stats_.temp_bytes).fetch_add(static_cast<std::uint64_t>(w));  // workers write concurrently
   }
 }
 

@@ -34,10 +34,15 @@ inline void fill_key_block(const engine_spec& spec, std::uint64_t block, std::ui
   });
 }
 
-// Keys of records 0, 1, 2, ... in order.
+// Keys of records first, first + 1, ... in order.
 class key_stream {
  public:
-  explicit key_stream(const engine_spec& spec) : spec_(spec) {}
+  explicit key_stream(const engine_spec& spec, std::uint64_t first = 0) : spec_(spec), block_(first / key_block) {
+    if (first % key_block) {
+      fill_key_block(spec_, block_++, keys_);
+      pos_ = first % key_block;
+    }
+  }
   std::uint64_t next() {
     if (pos_ == key_block) {
       fill_key_block(spec_, block_++, keys_);
@@ -115,18 +120,32 @@ inline unsigned sort_bits(std::uint64_t n, std::uint64_t scratch_bytes) {
   return bits;
 }
 
-// Memory bookkeeping: what is held now and the peak.
+// Memory bookkeeping: what is held now and the peak (workers take and give concurrently).
 struct ledger {
-  std::uint64_t held = 0, peak = 0;
+  std::atomic<std::uint64_t> held{0}, peak{0};
   void take(std::uint64_t b) {
-    held += b;
-    peak = std::max(peak, held);
+    const std::uint64_t now = held.fetch_add(b) + b;
+    std::uint64_t p = peak.load();
+    while (now > p && !peak.compare_exchange_weak(p, now)) {
+    }
   }
-  void give(std::uint64_t b) { held -= std::min(held, b); }
+  void give(std::uint64_t b) { held.fetch_sub(std::min(held.load(), b)); }
+  void set(std::uint64_t b) {
+    held = b;
+    take(0);
+  }
 };
 
 // Allocates n bytes or throws memory_error naming the size and purpose.
 std::unique_ptr<char[]> allocate(std::uint64_t bytes, const char* purpose);
+
+// The same for large buffers: 2 MiB-aligned and marked for transparent huge pages (one
+// page fault per 2 MiB instead of per 4 KiB, where the kernel's THP mode is `madvise`).
+struct free_deleter {
+  void operator()(char* p) const noexcept { std::free(p); }
+};
+using big_buffer = std::unique_ptr<char[], free_deleter>;
+big_buffer allocate_big(std::uint64_t bytes, const char* purpose);
 
 // The budget split (external.hpp: "Memory stays within memory_bytes").
 struct budget {
@@ -163,5 +182,71 @@ class bucket_file {
   ledger& mem_;
   external_shuffle_stats& stats_;
 };
+
+// The state of one shuffle_records call.
+struct context {
+  record_source& in;
+  record_sink& out;
+  engine_spec spec;  // keyed: reproducible streams
+  const external_shuffle_options& options;
+  budget plan;
+  unsigned threads;
+  std::string temp_dir;
+  ledger mem;
+  external_shuffle_stats stats;
+  std::uint64_t written_bytes = 0;
+  std::uint64_t total_hint = 0;  // 2 x input size when known (read + write), for progress
+
+  void check(std::uint64_t counter) {
+    if ((counter & 0x3FFF) != 0) return;
+    check_now();
+  }
+  void check_now() const {
+    if (options.control.stopped()) throw interrupted("interrupted; nothing written");
+    options.control.progress(in.bytes_read() + written_bytes, total_hint);
+  }
+  void emit(std::string_view record) {
+    out.put(record);
+    written_bytes += record.size() + 1;
+    ++stats.output_records;
+    check(stats.output_records);
+  }
+};
+
+std::unique_ptr<item[]> allocate_items(std::uint64_t n, ledger& mem);
+
+// A bucket file read back whole with its items sorted by (key, pos), ties shuffled; pos is
+// the record's offset in data (8-byte key, varint length, bytes).
+// Its buffers are kept from bucket to bucket (release() gives them back to the ledger).
+struct sorted_bucket {
+  big_buffer data;
+  std::unique_ptr<item[]> items;
+  std::uint64_t size = 0, n = 0, data_cap = 0, items_cap = 0;
+  std::vector<std::uint64_t> counts;
+  void release(ledger& mem) {
+    mem.give(data_cap + items_cap * sizeof(item));
+    data.reset();
+    items.reset();
+    data_cap = items_cap = 0;
+  }
+  [[nodiscard]] std::string_view record(std::uint64_t k) const {
+    std::uint64_t len;
+    const auto* p = get_varint(reinterpret_cast<const std::uint8_t*>(data.get() + items[k].pos + 8), len);
+    return {reinterpret_cast<const char*>(p), static_cast<std::size_t>(len)};
+  }
+  [[nodiscard]] const char* address(std::uint64_t k) const { return data.get() + items[k].pos; }
+};
+// Memory sort_bucket needs for `file` (its data, items and counting scratch).
+[[nodiscard]] std::uint64_t bucket_need(const bucket_file& file, std::uint64_t work);
+// Reads `file` (keys agree on the top `used` bits) into b, releases the file, sorts it;
+// `threads` sort it.
+void sort_bucket(context& c, bucket_file& file, unsigned used, unsigned threads, sorted_bucket& b);
+// Writes `file` in key order through c.emit, splitting it again when it does not fit `work`.
+void finish_bucket(context& c, bucket_file& file, unsigned used, unsigned depth, std::uint64_t work);
+
+constexpr std::size_t prefetch_ahead = 16;  // records: enough misses in flight to hide memory latency
+
+// The bulk path (external_bulk.cpp): for sources with a bulk_format; true if it ran.
+bool run_bulk_shuffle(context& c);
 
 }  // namespace fairdeck::external_detail

@@ -11,9 +11,34 @@
 
 #include <fmt/format.h>
 
+#include "fairdeck/util/parallel.hpp"
+
 namespace fairdeck {
 
 bool is_gzip_path(std::string_view path) noexcept { return path.size() > 3 && path.ends_with(".gz"); }
+
+records_read record_source::read_records(char* dst, std::uint64_t cap, unsigned) {
+  const auto f = bulk_format();
+  if (!f) throw std::logic_error("read_records: this record source has no bulk format");
+  std::uint64_t out = 0, n = 0;
+  std::string_view r;
+  while (out < cap) {  // one record at a time, for sources without a faster way
+    if (pending_.empty()) {
+      if (!next(r)) break;
+      pending_.assign(r);
+      if (!f->record_size) pending_ += f->delimiter;
+    }
+    if (pending_.size() > cap - out) {
+      if (out == 0) throw record_too_long("a record longer than the block it is read into", cap);
+      break;
+    }
+    std::memcpy(dst + out, pending_.data(), pending_.size());
+    out += pending_.size();
+    pending_.clear();
+    ++n;
+  }
+  return {out, n};
+}
 
 namespace {
 
@@ -25,7 +50,42 @@ struct input {
   int fd = -1;
   gzFile gz = nullptr;
   bool own_fd = false;
+  bool regular = false;  // a regular uncompressed file: pread works
 };
+
+// Reads up to n bytes at the descriptor's offset into dst in `threads` parallel preads of
+// consecutive parts (the kernel's page-cache copy is the cost of reading a cached file),
+// then moves the offset past what was read. Returns the bytes read (short only at the end).
+long parallel_read(int fd, char* dst, std::size_t n, unsigned threads, const std::atomic<bool>* stop) {
+  const off_t at = ::lseek(fd, 0, SEEK_CUR);
+  if (at < 0) return -1;
+  const std::size_t parts = threads, part = (n + parts - 1) / parts;
+  std::vector<std::size_t> got(parts, 0);
+  std::vector<int> err(parts, 0);
+  parallel_for(parts, threads, run_control{}, [&](std::uint64_t k, unsigned) {
+    const std::size_t lo = std::min(n, k * part), hi = std::min(n, lo + part);
+    while (lo + got[k] < hi) {
+      if (stop && stop->load()) return;
+      const ssize_t r = ::pread(fd, dst + lo + got[k], std::min<std::size_t>(hi - lo - got[k], 1u << 30),
+                                at + static_cast<off_t>(lo + got[k]));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) err[k] = errno;
+      if (r <= 0) return;
+      got[k] += static_cast<std::size_t>(r);
+    }
+  });
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < parts; ++k) {
+    if (err[k]) {
+      errno = err[k];
+      return -1;
+    }
+    total += got[k];
+    if (got[k] < std::min(n, k * part + part) - std::min(n, k * part)) break;  // the end of the file
+  }
+  if (::lseek(fd, at + static_cast<off_t>(total), SEEK_SET) < 0) return -1;
+  return static_cast<long>(total);
+}
 
 }  // namespace
 
@@ -44,14 +104,20 @@ struct record_reader::impl {
 
   // Reads more of the current input into buf[end..]; false at its end.
   bool fill() {
+    const std::size_t got = read_into(buf.data() + end, buf.size() - end, 1);
+    end += got;
+    return got > 0;
+  }
+
+  // Reads at most room bytes of the current input into dst; 0 at its end.
+  std::size_t read_into(char* dst, std::size_t room, unsigned threads) {
     input& in = inputs[current];
     for (;;) {
       if (stop && stop->load()) throw interrupted("interrupted while reading the input");
-      const std::size_t room = buf.size() - end;
       const std::size_t ask = std::min<std::size_t>(room, 1u << 30);
       long got;
       if (in.gz) {
-        got = gzread(in.gz, buf.data() + end, static_cast<unsigned>(ask));
+        got = gzread(in.gz, dst, static_cast<unsigned>(ask));
         if (got < 0) {
           int err = 0;
           const char* msg = gzerror(in.gz, &err);
@@ -64,7 +130,8 @@ struct record_reader::impl {
                                         err == Z_ERRNO ? std::strerror(errno) : msg));
         }
       } else {
-        got = ::read(in.fd, buf.data() + end, ask);
+        got = in.regular && threads > 1 && ask >= (std::size_t{8} << 20) ? parallel_read(in.fd, dst, ask, threads, stop)
+                                                                          : ::read(in.fd, dst, ask);
         if (got < 0) {
           if (errno == EINTR) {
             if (stop && stop->load()) throw interrupted("interrupted while reading the input");
@@ -73,10 +140,8 @@ struct record_reader::impl {
           throw input_error(fmt::format("cannot read {}: {}", input_name(in.path), std::strerror(errno)));
         }
       }
-      if (got == 0) return false;
-      end += static_cast<std::size_t>(got);
       bytes += static_cast<std::uint64_t>(got);
-      return true;
+      return static_cast<std::size_t>(got);
     }
   }
 
@@ -108,7 +173,7 @@ struct record_reader::impl {
 
 record_reader::record_reader(std::vector<std::string> paths, record_format format, std::uint64_t max_record_bytes,
                              const std::atomic<bool>* stop)
-    : p_(std::make_unique<impl>()) {
+    : p_(std::make_unique<impl>()), format_(format) {
   p_->format = format;
   p_->max_record = std::max<std::uint64_t>(max_record_bytes, 1);
   p_->stop = stop;
@@ -131,6 +196,7 @@ record_reader::record_reader(std::vector<std::string> paths, record_format forma
     if (S_ISDIR(st.st_mode)) throw input_error(fmt::format("'{}' is a directory, not a file", path));
     const bool gz = is_gzip_path(path);
     if (S_ISREG(st.st_mode) && !gz) {
+      added.regular = true;
       total += static_cast<std::uint64_t>(st.st_size);
       if (format.record_size && static_cast<std::uint64_t>(st.st_size) % format.record_size)
         throw input_error(fmt::format("'{}' has {} bytes, not a whole number of {}-byte records ({} left over)", path,
@@ -211,131 +277,79 @@ bool record_reader::next(std::string_view& record) {
   return false;
 }
 
+records_read record_reader::read_records(char* dst, std::uint64_t cap, unsigned threads) {
+  impl& s = *p_;
+  const std::uint64_t records_before = s.records;
+  const std::uint64_t rs = s.format.record_size;
+  const char delim = s.format.delimiter;
+  std::uint64_t out = 0;
+  while (s.current < s.inputs.size() && out < cap) {
+    const std::uint64_t input_start = out;  // dst[input_start, out) comes from the current input
+    // What next() left buffered, then straight from the input into dst.
+    const std::size_t buffered = static_cast<std::size_t>(std::min<std::uint64_t>(s.end - s.begin, cap - out));
+    std::memcpy(dst + out, s.buf.data() + s.begin, buffered);
+    s.begin += buffered;
+    s.scanned = std::max(s.scanned, s.begin);
+    out += buffered;
+    while (s.begin == s.end && !s.eof && out < cap) {
+      const std::size_t got = s.read_into(dst + out, static_cast<std::size_t>(cap - out), threads);
+      if (got == 0) s.eof = true;
+      out += got;
+    }
+    // Keep whole records; the rest goes back to the buffer for the next call.
+    std::uint64_t keep;
+    if (rs) {
+      keep = input_start + (out - input_start) / rs * rs;
+    } else {
+      const void* last = out > input_start ? ::memrchr(dst + input_start, delim, out - input_start) : nullptr;
+      keep = last ? static_cast<std::uint64_t>(static_cast<const char*>(last) - dst) + 1 : input_start;
+    }
+    const std::uint64_t tail = out - keep;
+    const bool input_done = s.eof && s.begin == s.end;
+    if (tail > 0) {
+      if (input_done && rs)
+        throw input_error(fmt::format("{} does not hold a whole number of {}-byte records ({} left over)",
+                                      input_name(s.inputs[s.current].path), rs, tail));
+      if (!rs && tail > s.max_record)
+        throw record_too_long(fmt::format("{}: a record longer than {} bytes, the most the memory limit allows",
+                                          input_name(s.inputs[s.current].path), s.max_record),
+                              s.max_record);
+      if (input_done && out < cap) {  // a last record without its delimiter: it gets one here
+        dst[out++] = delim;
+        s.ended_with_delimiter = false;
+        s.records += static_cast<std::uint64_t>(std::count(dst + input_start, dst + out, delim));
+      } else {  // back to the buffer (it holds less than one record)
+        const std::size_t rest = s.end - s.begin;
+        if (s.buf.size() < tail + rest) s.buf.resize(static_cast<std::size_t>(tail + rest));
+        std::memmove(s.buf.data() + tail, s.buf.data() + s.begin, rest);
+        std::memcpy(s.buf.data(), dst + keep, static_cast<std::size_t>(tail));
+        s.begin = 0;
+        s.scanned = 0;
+        s.end = static_cast<std::size_t>(tail + rest);
+        out = keep;
+        s.records += rs ? (keep - input_start) / rs : static_cast<std::uint64_t>(std::count(dst + input_start, dst + keep, delim));
+        if (keep > input_start) s.ended_with_delimiter = true;
+        return {out, s.records - records_before};
+      }
+    } else {
+      s.records += rs ? (keep - input_start) / rs : static_cast<std::uint64_t>(std::count(dst + input_start, dst + keep, delim));
+      if (keep > input_start) s.ended_with_delimiter = true;
+    }
+    if (!input_done) return {out, s.records - records_before};  // dst is full
+    s.close_current();
+    ++s.current;
+    s.begin = s.end = s.scanned = 0;
+    s.eof = false;
+  }
+  return {out, s.records - records_before};
+}
+
 std::uint64_t record_reader::bytes_read() const { return p_->bytes; }
 std::optional<std::uint64_t> record_reader::size_hint() const { return p_->hint; }
 std::uint64_t record_reader::records() const noexcept { return p_->records; }
 bool record_reader::ended_with_delimiter() const noexcept { return p_->ended_with_delimiter; }
 const std::string& record_reader::current_path() const noexcept {
   return p_->inputs[std::min(p_->current, p_->inputs.size() - 1)].path;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-struct record_writer::impl {
-  safe_output& out;
-  record_format format;
-  bool gzip;
-  bool pending_delimiter = false;
-  bool finished = false;
-  std::uint64_t records = 0;
-  z_stream z{};
-  bool z_live = false;
-  std::vector<unsigned char> zbuf;
-  std::string batch;  // small records are collected before a write/deflate call
-
-  impl(safe_output& o, record_format f, bool gz) : out(o), format(f), gzip(gz) {
-    if (gzip) {
-      if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        throw std::bad_alloc();
-      z_live = true;
-      zbuf.resize(1u << 18);
-    }
-    batch.reserve(1u << 16);
-  }
-  ~impl() {
-    if (z_live) deflateEnd(&z);
-  }
-
-  void emit(const char* data, std::size_t size, int flush) {
-    if (!gzip) {
-      out.write(data, size);
-      return;
-    }
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
-    z.avail_in = static_cast<uInt>(size);
-    do {
-      z.next_out = zbuf.data();
-      z.avail_out = static_cast<uInt>(zbuf.size());
-      const int rc = deflate(&z, flush);
-      if (rc == Z_STREAM_ERROR) throw std::runtime_error("gzip compression failed");
-      out.write(zbuf.data(), zbuf.size() - z.avail_out);
-    } while (z.avail_out == 0 || (flush == Z_FINISH && z.avail_in > 0));
-  }
-  void drain() {
-    if (!batch.empty()) emit(batch.data(), batch.size(), Z_NO_FLUSH);
-    batch.clear();
-  }
-  void write(const char* data, std::size_t size) {
-    if (size >= (1u << 15)) {
-      drain();
-      // zlib takes at most 4 GiB per call
-      for (std::size_t off = 0; off < size; off += (1u << 30)) emit(data + off, std::min<std::size_t>(size - off, 1u << 30), Z_NO_FLUSH);
-      return;
-    }
-    if (batch.size() + size > batch.capacity()) drain();
-    batch.append(data, size);
-  }
-};
-
-record_writer::record_writer(safe_output& out, record_format format, bool gzip)
-    : p_(std::make_unique<impl>(out, format, gzip)) {}
-record_writer::~record_writer() = default;
-
-void record_writer::put(std::string_view record) {
-  impl& s = *p_;
-  if (s.pending_delimiter) s.write(&s.format.delimiter, 1);
-  s.write(record.data(), record.size());
-  s.pending_delimiter = s.format.record_size == 0;
-  ++s.records;
-}
-
-void record_writer::finish(bool final_delimiter) {
-  impl& s = *p_;
-  if (s.finished) return;
-  if (s.pending_delimiter && final_delimiter) s.write(&s.format.delimiter, 1);
-  s.pending_delimiter = false;
-  s.drain();
-  if (s.gzip) s.emit(nullptr, 0, Z_FINISH);
-  s.finished = true;
-}
-
-std::uint64_t record_writer::records() const noexcept { return p_->records; }
-
-// ---------------------------------------------------------------------------------------------
-
-paired_source::paired_source(record_reader& a, record_reader& b, std::string name_a, std::string name_b, char delimiter)
-    : a_(a), b_(b), name_a_(std::move(name_a)), name_b_(std::move(name_b)), delimiter_(delimiter) {}
-
-bool paired_source::next(std::string_view& record) {
-  std::string_view ra, rb;
-  const bool has_a = a_.next(ra);
-  if (has_a) joined_.assign(ra);  // ra is invalidated by nothing b does, but keep it simple
-  const bool has_b = b_.next(rb);
-  if (has_a != has_b) {
-    const auto& longer = has_a ? name_a_ : name_b_;
-    const auto& shorter = has_a ? name_b_ : name_a_;
-    const std::uint64_t n = (has_a ? b_ : a_).records();
-    throw input_error(fmt::format("paired inputs are not line-aligned: '{}' ends after {} records but '{}' has more",
-                                  shorter, n, longer));
-  }
-  if (!has_a) return false;
-  joined_ += delimiter_;
-  joined_.append(rb);
-  record = joined_;
-  return true;
-}
-
-std::uint64_t paired_source::bytes_read() const { return a_.bytes_read() + b_.bytes_read(); }
-std::optional<std::uint64_t> paired_source::size_hint() const {
-  const auto x = a_.size_hint(), y = b_.size_hint();
-  if (!x || !y) return std::nullopt;
-  return *x + *y;
-}
-
-void paired_sink::put(std::string_view record) {
-  const std::size_t at = record.find(delimiter_);
-  a_.put(record.substr(0, at));
-  b_.put(at == std::string_view::npos ? std::string_view() : record.substr(at + 1));
 }
 
 }  // namespace fairdeck

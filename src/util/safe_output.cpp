@@ -152,13 +152,30 @@ struct safe_output::state {
   std::uint64_t written = 0;
   std::vector<char> buf;
 
+  std::uint64_t offset = 0;  // replace mode: where put() writes next (reserve() skips ahead)
+
   void put(const char* p, std::size_t n) {
     if (fd < 0) open_through();
+    if (plan.mode == output_mode::replace) {
+      put_at(p, n, offset);
+      offset += n;
+      return;
+    }
     while (n > 0) {
       const ssize_t w = ::write(fd, p, n);
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) fail(output_error_kind::io, plan.path, w < 0 ? errno : EIO);
       p += w;
+      n -= static_cast<std::size_t>(w);
+    }
+  }
+  void put_at(const char* p, std::size_t n, std::uint64_t at) const {
+    while (n > 0) {
+      const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(at));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) fail(output_error_kind::io, plan.path, w < 0 ? errno : EIO);
+      p += w;
+      at += static_cast<std::uint64_t>(w);
       n -= static_cast<std::size_t>(w);
     }
   }
@@ -264,6 +281,26 @@ void safe_output::write(const void* data, std::size_t size) {
     throw;
   }
   s_->written += size;
+}
+
+std::optional<std::uint64_t> safe_output::reserve(std::uint64_t n) {
+  if (!s_ || s_->done) throw std::logic_error("safe_output::reserve after commit or abort");
+  if (s_->plan.mode != output_mode::replace) return std::nullopt;
+  try {
+    s_->flush();
+  } catch (...) {
+    abort();
+    throw;
+  }
+  const std::uint64_t at = s_->offset;
+  s_->offset += n;
+  s_->written += n;
+  return at;
+}
+
+void safe_output::write_at(const void* data, std::size_t n, std::uint64_t offset) {
+  if (!s_ || s_->done || s_->plan.mode != output_mode::replace) throw std::logic_error("safe_output::write_at without a reserved range");
+  s_->put_at(static_cast<const char*>(data), n, offset);  // no abort() here: other threads may be writing; the owner aborts
 }
 
 void safe_output::commit() {

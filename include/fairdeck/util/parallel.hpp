@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
@@ -69,6 +70,57 @@ bool parallel_for(std::uint64_t count, unsigned threads, const run_control& cont
                               {const_cast<void*>(static_cast<const void*>(&body)), [](void* o, std::uint64_t i, unsigned w) {
                                  (*static_cast<B*>(o))(i, w);
                                }});
+}
+
+// Parallel work with an in-order step (a pipeline): produce(item, worker) runs on the
+// workers as in parallel_for and returns a result; in_order(item, result) then runs for
+// item 0, 1, 2, ... strictly in order, one at a time (on whichever worker produced the item,
+// after the previous item's in_order returned: it needs no lock); then after(item, result)
+// runs on that worker, outside the order, concurrently with other items. So items can be
+// computed in parallel, placed in order (e.g. reserve their output range) and finished in
+// parallel (written there). Each worker holds at most one result, so at most `workers`
+// results exist at once. Stop and exception rules are parallel_for's; after an exception no
+// further item enters in_order (workers waiting for their turn give up), and the first
+// exception is rethrown.
+template <class Produce, class InOrder, class After>
+bool parallel_for_ordered(std::uint64_t count, unsigned threads, const run_control& control, Produce&& produce,
+                          InOrder&& in_order, After&& after) {
+  std::mutex mu;
+  std::condition_variable turn_changed;
+  std::uint64_t turn = 0;  // the next item for in_order
+  bool broken = false;
+  return parallel_for(count, threads, control, [&](std::uint64_t i, unsigned worker) {
+    try {
+      auto result = produce(i, worker);
+      {
+        std::unique_lock lock(mu);
+        turn_changed.wait(lock, [&] { return turn == i || broken; });
+        if (broken) return;
+      }
+      in_order(i, result);
+      {
+        const std::lock_guard lock(mu);
+        ++turn;
+      }
+      turn_changed.notify_all();
+      after(i, result);
+    } catch (...) {
+      {
+        const std::lock_guard lock(mu);
+        broken = true;
+      }
+      turn_changed.notify_all();
+      throw;
+    }
+  });
+}
+
+// The same without the parallel step after: consume(item, result) in order.
+template <class Produce, class Consume>
+bool parallel_for_ordered(std::uint64_t count, unsigned threads, const run_control& control, Produce&& produce,
+                          Consume&& consume) {
+  return parallel_for_ordered(count, threads, control, std::forward<Produce>(produce), std::forward<Consume>(consume),
+                              [](std::uint64_t, auto&) {});
 }
 
 }  // namespace fairdeck

@@ -53,6 +53,12 @@ class record_too_long : public std::runtime_error {
   std::uint64_t limit_;
 };
 
+// What one read_records call appended.
+struct records_read {
+  std::uint64_t bytes = 0;
+  std::uint64_t records = 0;
+};
+
 // The stop flag was raised (Ctrl-C) while reading or working.
 class interrupted : public std::runtime_error {
  public:
@@ -69,12 +75,37 @@ class record_source {
   // (regular uncompressed files; nullopt for pipes and gzip).
   [[nodiscard]] virtual std::uint64_t bytes_read() const = 0;
   [[nodiscard]] virtual std::optional<std::uint64_t> size_hint() const = 0;
+
+  // Bulk reading, for sources whose records never hold the delimiter (bulk_format() is set):
+  // appends whole records to dst, each followed by the delimiter (a last record that had
+  // none gets one here; fixed-size records: back to back), at most `cap` bytes; returns the
+  // bytes and records appended, no bytes at the end. `threads` may copy a large block in parallel. A record
+  // longer than the source's limit throws record_too_long; cap must exceed that limit.
+  // next() and read_records() may be mixed: each continues where the other stopped.
+  [[nodiscard]] virtual std::optional<record_format> bulk_format() const { return std::nullopt; }
+  virtual records_read read_records(char* dst, std::uint64_t cap, unsigned threads);
+
+ private:
+  std::string pending_;  // the generic read_records: a record that did not fit the last block
 };
 
 class record_sink {
  public:
   virtual ~record_sink() = default;
   virtual void put(std::string_view record) = 0;
+  // `records` records in the bulk layout of read_records (each followed by f's delimiter,
+  // or fixed-size): the same as put() for each of them. Sinks that can write the bytes
+  // as they are override it.
+  virtual void put_block(std::string_view block, std::uint64_t records, const record_format& f);
+  // Blocks written on several threads: reserve_block, called in order instead of put_block,
+  // returns a slot (or nothing: then use put_block); write_block(slot, block) then writes
+  // the block from any thread, concurrently with other slots.
+  struct block_slot {
+    std::uint64_t offset = 0;
+    bool leading_delimiter = false;  // the previous record's delimiter goes first
+  };
+  virtual std::optional<block_slot> reserve_block(std::string_view, std::uint64_t, const record_format&) { return std::nullopt; }
+  virtual void write_block(const block_slot&, std::string_view) {}
 };
 
 [[nodiscard]] bool is_gzip_path(std::string_view path) noexcept;  // ends with ".gz"
@@ -92,6 +123,8 @@ class record_reader final : public record_source {
   bool next(std::string_view& record) override;
   [[nodiscard]] std::uint64_t bytes_read() const override;
   [[nodiscard]] std::optional<std::uint64_t> size_hint() const override;
+  [[nodiscard]] std::optional<record_format> bulk_format() const override { return format_; }
+  records_read read_records(char* dst, std::uint64_t cap, unsigned threads) override;
   [[nodiscard]] std::uint64_t records() const noexcept;
   // True if the last record read had its delimiter (or there was none; fixed-size: true).
   [[nodiscard]] bool ended_with_delimiter() const noexcept;
@@ -101,6 +134,7 @@ class record_reader final : public record_source {
  private:
   struct impl;
   std::unique_ptr<impl> p_;
+  record_format format_;
 };
 
 class record_writer final : public record_sink {
@@ -112,6 +146,10 @@ class record_writer final : public record_sink {
   record_writer& operator=(const record_writer&) = delete;
 
   void put(std::string_view record) override;
+  void put_block(std::string_view block, std::uint64_t records, const record_format& f) override;
+  // Positional blocks when the output is a file safe_output replaces and not gzip.
+  std::optional<block_slot> reserve_block(std::string_view block, std::uint64_t records, const record_format& f) override;
+  void write_block(const block_slot& slot, std::string_view block) override;
   // Ends the output: the last record gets its delimiter only if final_delimiter (see above).
   void finish(bool final_delimiter);
   [[nodiscard]] std::uint64_t records() const noexcept;

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -96,6 +97,14 @@ class safe_output {
 
   void write(const void* data, std::size_t size);
   void write(std::string_view text) { write(text.data(), text.size()); }
+  // Positional writing, for writers that produce consecutive pieces on several threads:
+  // reserve(n), called in output order like write(), returns the offset where the next n
+  // bytes go — or nothing when the output is not a temporary file (written through: then
+  // use write()). write_at(data, n, offset) fills a reserved range and may run on any
+  // thread concurrently with other write_at calls; every reserved byte must be written
+  // before commit(). Errors are output_error, as for write().
+  [[nodiscard]] std::optional<std::uint64_t> reserve(std::uint64_t n);
+  void write_at(const void* data, std::size_t n, std::uint64_t offset);
   // Makes the output complete and durable (see above). After it, write() is an error.
   void commit();
   // Drops the output: the temporary file is removed (write-through targets keep what was

@@ -1,0 +1,360 @@
+// The bulk path of shuffle_records (include/fairdeck/shuffle/external.hpp), for sources that
+// hand out whole blocks of records (record_source::bulk_format: files, standard input, gzip).
+// Same order as the record-at-a-time path — it is defined by the keys alone — but every
+// stage runs on all threads:
+//   1. blocks of records are read with parallel preads (record_reader::read_records) and
+//      stay in memory as read; nothing is copied per record;
+//   2. each worker scans the block and keeps the records whose top key bits name one of its
+//      in-memory buckets (or, once the input outgrows the budget, one of its bucket files),
+//      so buckets need no locks and keep input order (ties stay in input order);
+//   3. buckets are sorted and gathered into output blocks on all threads while the blocks
+//      are written in bucket order (util/parallel.hpp: parallel_for_ordered).
+#include <cstring>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "external_parts.hpp"
+#include "fairdeck/util/byte_size.hpp"
+
+namespace fairdeck::external_detail {
+namespace {
+
+constexpr unsigned pos_shift = 40;  // in-memory pos: block << 40 | offset in the block
+constexpr std::uint64_t pos_mask = (std::uint64_t{1} << pos_shift) - 1;
+
+// Calls f(start, length) for each record of a block in the bulk layout.
+template <class F>
+void for_each_record(const char* data, std::uint64_t size, const record_format& fmt, F&& f) {
+  if (fmt.record_size) {
+    for (std::uint64_t at = 0; at < size; at += fmt.record_size) f(at, fmt.record_size);
+    return;
+  }
+  for (std::uint64_t at = 0; at < size;) {
+    const auto* end = static_cast<const char*>(std::memchr(data + at, fmt.delimiter, size - at));
+    const auto stop = static_cast<std::uint64_t>(end - data);
+    f(at, stop - at);
+    at = stop + 1;
+  }
+}
+
+// One in-memory bucket's items in input order, in chunks (appended by one worker only).
+class item_list {
+ public:
+  void push(const item& it, std::uint64_t chunk_items, ledger& mem) {
+    if (count_ % chunk_items == 0) {
+      chunks_.push_back(allocate_items(chunk_items, mem));
+      held_ += chunk_items * sizeof(item);
+    }
+    chunks_.back()[count_ % chunk_items] = it;
+    ++count_;
+  }
+  template <class Emit>
+  void for_each(std::uint64_t chunk_items, Emit&& emit) const {
+    for (std::uint64_t i = 0; i < count_; ++i) {
+      const item& it = chunks_[i / chunk_items][i % chunk_items];
+      emit(it.key, it.pos);
+    }
+  }
+  [[nodiscard]] std::uint64_t size() const noexcept { return count_; }
+  void clear(ledger& mem) {
+    chunks_.clear();
+    mem.give(held_);
+    held_ = count_ = 0;
+  }
+  std::uint64_t bytes = 0;  // record bytes + delimiters
+
+ private:
+  std::vector<std::unique_ptr<item[]>> chunks_;
+  std::uint64_t count_ = 0, held_ = 0;
+};
+
+class bulk_shuffle {
+ public:
+  bulk_shuffle(context& c, record_format fmt) : c_(c), fmt_(fmt), max_record_(max_record_bytes(c.plan.memory)) {
+    block_cap_ = std::max(max_record_ + 2, std::min<std::uint64_t>(c.plan.in_memory / 4, std::uint64_t{64} << 20));
+    if (fmt_.record_size) block_cap_ = std::max(block_cap_ / fmt_.record_size, std::uint64_t{1}) * fmt_.record_size;
+    // In-memory buckets by the top key bits (at most 256, 32 KiB of budget or more each): they change
+    // nothing in the order, only where records wait and how the work is shared.
+    mem_bits_ = static_cast<unsigned>(std::bit_width(std::clamp<std::uint64_t>(c.plan.in_memory >> 15, 1, 256))) - 1;
+    lists_.resize(std::size_t{1} << mem_bits_);
+    chunk_items_ = std::clamp<std::uint64_t>(c.plan.in_memory / 256 / sizeof(item) / lists_.size(), 64, 1 << 16);
+    workers_ = std::min(c.threads, 16u);  // finishing: each worker holds a bucket; more would only shrink the shares
+    // Placing and scattering: every scan worker reads the whole block (and draws every key),
+    // keeping its own buckets; past a few workers that repeated scan costs more than it saves.
+    scan_workers_ = std::min(workers_, 4u);
+  }
+
+  void run() {
+    for (;;) {
+      c_.check_now();
+      auto block = allocate_big(block_cap_, "a block of input records");
+      c_.mem.take(block_cap_);
+      const auto [size, n] = c_.in.read_records(block.get(), block_cap_, c_.threads);
+      if (size == 0) {
+        c_.mem.give(block_cap_);
+        break;
+      }
+      if (!fits(n, size)) {
+        go_external(std::move(block), size, n);
+        return;
+      }
+      place(block.get(), size, blocks_.size());
+      blocks_.push_back(std::move(block));
+      block_sizes_.push_back(size);
+      records_ += n;
+    }
+    c_.stats.records += records_;
+    c_.stats.passes = 1;
+    finish_in_memory();
+  }
+
+ private:
+  // Would the records so far plus a block of n records (size bytes) still fit, with room to
+  // sort and gather the largest bucket on every worker?
+  [[nodiscard]] bool fits(std::uint64_t n, std::uint64_t size) const {
+    const double per_list = static_cast<double>(records_ + n) / static_cast<double>(lists_.size());
+    const auto largest = static_cast<std::uint64_t>(per_list + 6 * std::sqrt(per_list) + 64);
+    const double bytes_per_record = static_cast<double>(bytes_ + size) / static_cast<double>(std::max<std::uint64_t>(records_ + n, 1));
+    const auto largest_bytes = static_cast<std::uint64_t>(static_cast<double>(largest) * bytes_per_record);
+    const std::uint64_t items = (records_ + n) * sizeof(item) + lists_.size() * chunk_items_ * sizeof(item);
+    const std::uint64_t finish = workers_ * (largest * sizeof(item) + largest_bytes + (std::uint64_t{8} << sort_bits(largest, std::uint64_t{8} << 16)) + 8);
+    return c_.mem.held.load() + items + finish <= c_.plan.in_memory;
+  }
+
+  // Step 2 in memory: worker w keeps the records of the lists b with b % workers == w.
+  void place(const char* data, std::uint64_t size, std::uint64_t block_no) {
+    const unsigned shift = key_bits - mem_bits_;
+    const std::uint64_t first = records_;
+    parallel_for(scan_workers_, scan_workers_, run_control{}, [&](std::uint64_t w, unsigned) {
+      key_stream keys(c_.spec, first);
+      for_each_record(data, size, fmt_, [&](std::uint64_t at, std::uint64_t len) {
+        if (len > max_record_) throw too_long();
+        const std::uint64_t key = keys.next();
+        const std::uint64_t b = key >> shift;
+        if (b % scan_workers_ != w) return;
+        lists_[b].push(item{key, block_no << pos_shift | at}, chunk_items_, c_.mem);
+        lists_[b].bytes += len + (fmt_.record_size ? 0 : 1);
+      });
+    });
+    bytes_ += size;
+  }
+
+  [[nodiscard]] record_too_long too_long() const {
+    return record_too_long(fmt::format("a record longer than {} bytes, the most the memory limit allows", max_record_), max_record_);
+  }
+
+  // The length of the in-memory record at pos (it ends at the next delimiter of its block).
+  [[nodiscard]] std::uint64_t record_length(std::uint64_t pos) const {
+    if (fmt_.record_size) return fmt_.record_size;
+    const char* p = address(pos);
+    const std::uint64_t left = block_sizes_[pos >> pos_shift] - (pos & pos_mask);
+    return static_cast<std::uint64_t>(static_cast<const char*>(std::memchr(p, fmt_.delimiter, left)) - p);
+  }
+
+  // One worker's output block and sort scratch, reused from bucket to bucket.
+  struct lane {
+    std::unique_ptr<item[]> items;
+    std::uint64_t items_cap = 0;
+    std::string out;
+    std::vector<std::uint64_t> counts;
+    sorted_bucket bucket;  // bucket files: read back and sorted
+  };
+  struct gathered {
+    std::string_view bytes;
+    std::uint64_t records = 0;
+    std::optional<record_sink::block_slot> slot;  // set by place_output: written by write_output
+  };
+
+  // In order: the block's place in the output (then written in parallel), or the block
+  // itself where the sink only writes in order.
+  void place_output(gathered& g) {
+    if (g.records == 0) return;
+    g.slot = c_.out.reserve_block(g.bytes, g.records, fmt_);
+    if (!g.slot) c_.out.put_block(g.bytes, g.records, fmt_);
+    c_.written_bytes += g.bytes.size();
+    c_.stats.output_records += g.records;
+    c_.check_now();
+  }
+  void write_output(const gathered& g) {
+    if (g.slot) c_.out.write_block(*g.slot, g.bytes);
+  }
+
+  // Step 3 in memory: each list is sorted and gathered by a worker, written in list order.
+  void finish_in_memory() {
+    std::vector<lane> lanes(workers_);
+    const unsigned rest = key_bits - mem_bits_;
+    const std::uint64_t counts_bytes = std::max<std::uint64_t>(c_.plan.in_memory / 16 / workers_, 4096);
+    const bool ok = parallel_for_ordered(
+        lists_.size(), workers_, c_.options.control,
+        [&](std::uint64_t b, unsigned w) {
+          const item_list& list = lists_[b];
+          lane& l = lanes[w];
+          const std::uint64_t n = list.size();
+          if (n == 0) return gathered{};
+          if (l.items_cap < n) {
+            if (l.items) c_.mem.give(l.items_cap * sizeof(item));
+            l.items.reset();
+            l.items = allocate_items(n, c_.mem);
+            l.items_cap = n;
+          }
+          const std::span<item> sorted(l.items.get(), static_cast<std::size_t>(n));
+          const unsigned bits = std::min(sort_bits(n, std::min<std::uint64_t>(counts_bytes, 8u << 16)), rest);
+          sort_items(sorted, rest - bits, bits, [&](auto&& emit) { list.for_each(chunk_items_, emit); }, c_.spec, 1, l.counts);
+          grow(l.out, list.bytes);
+          char* o = l.out.data();
+          for (std::size_t k = 0; k < sorted.size(); ++k) {
+            if (k + prefetch_ahead < sorted.size()) __builtin_prefetch(address(sorted[k + prefetch_ahead].pos));
+            const char* p = address(sorted[k].pos);
+            const std::uint64_t len = record_length(sorted[k].pos) + (fmt_.record_size ? 0 : 1);
+            std::memcpy(o, p, len);
+            o += len;
+          }
+          return gathered{std::string_view(l.out.data(), static_cast<std::size_t>(o - l.out.data())), n, {}};
+        },
+        [&](std::uint64_t, gathered& g) { place_output(g); }, [&](std::uint64_t, const gathered& g) { write_output(g); });
+    if (!ok) throw interrupted("interrupted; nothing written");
+    for (auto& l : lanes) {
+      c_.mem.give(l.items_cap * sizeof(item) + l.out.capacity());
+    }
+  }
+
+  // Resizes a lane's output block (kept across buckets; the ledger sees its growth).
+  void grow(std::string& out, std::uint64_t bytes) {
+    if (out.size() >= bytes) return;
+    const std::uint64_t before = out.capacity();
+    try {
+      out.resize(static_cast<std::size_t>(bytes));
+    } catch (const std::bad_alloc&) {
+      throw memory_error(fmt::format("cannot allocate {} for an output block", format_byte_size(bytes)), bytes);
+    }
+    c_.mem.take(out.capacity() - before);
+  }
+
+  [[nodiscard]] const char* address(std::uint64_t pos) const { return blocks_[pos >> pos_shift].get() + (pos & pos_mask); }
+
+  // The input outgrew the budget: scatter what is held and the rest into bucket files.
+  void go_external(big_buffer block, std::uint64_t size, std::uint64_t n) {
+    // Enough bucket files that every worker can finish one in its share of the work area.
+    std::uint64_t buckets = c_.plan.max_buckets;
+    if (const auto hint = c_.in.size_hint(); hint && bytes_ + size > 0) {
+      const double per_byte = 1.0 + static_cast<double>(records_ + n) * (sizeof(item) + 9) / static_cast<double>(bytes_ + size);
+      const double expect = static_cast<double>(*hint) * per_byte;  // bucket data + items + output, roughly
+      const auto want = static_cast<std::uint64_t>(4 * workers_ * expect / static_cast<double>(c_.plan.work)) + 1;
+      buckets = std::bit_ceil(std::clamp<std::uint64_t>(want, 2, c_.plan.max_buckets));
+    }
+    bits_ = static_cast<unsigned>(std::countr_zero(buckets));
+    c_.stats.passes = 2;
+    const std::uint64_t buffer = c_.plan.bucket_buffers / buckets;
+    for (std::uint64_t b = 0; b < buckets; ++b) files_.push_back(std::make_unique<bucket_file>(c_.temp_dir, buffer, c_.mem, c_.stats));
+    // What is held: list by list (equal keys share a list, in input order).
+    const unsigned shift = key_bits - bits_;
+    parallel_for(scan_workers_, scan_workers_, run_control{}, [&](std::uint64_t w, unsigned) {
+      for (const auto& list : lists_)
+        list.for_each(chunk_items_, [&](std::uint64_t key, std::uint64_t pos) {
+          const std::uint64_t f = key >> shift;
+          if (f % scan_workers_ == w) files_[f]->append(key, std::string_view(address(pos), static_cast<std::size_t>(record_length(pos))));
+        });
+    });
+    for (auto& list : lists_) list.clear(c_.mem);
+    c_.mem.give(blocks_.size() * block_cap_);
+    blocks_.clear();
+    block_sizes_.clear();
+    // Then the block in hand and the rest of the input, one block at a time.
+    for (;;) {
+      scatter(block.get(), size);
+      records_ += n;
+      c_.check_now();
+      const records_read got = c_.in.read_records(block.get(), block_cap_, c_.threads);
+      if (got.bytes == 0) break;
+      size = got.bytes;
+      n = got.records;
+    }
+    block.reset();
+    c_.mem.give(block_cap_);
+    c_.stats.records += records_;
+    for (auto& f : files_) f->flush();
+    finish_files();
+  }
+
+  // Step 2 outside memory: worker w appends the records of the files f with f % workers == w.
+  void scatter(const char* data, std::uint64_t size) {
+    const unsigned shift = key_bits - bits_;
+    const std::uint64_t first = records_;
+    parallel_for(scan_workers_, scan_workers_, run_control{}, [&](std::uint64_t w, unsigned) {
+      key_stream keys(c_.spec, first);
+      for_each_record(data, size, fmt_, [&](std::uint64_t at, std::uint64_t len) {
+        if (len > max_record_) throw too_long();
+        const std::uint64_t key = keys.next();
+        const std::uint64_t f = key >> shift;
+        if (f % scan_workers_ == w) files_[f]->append(key, std::string_view(data + at, static_cast<std::size_t>(len)));
+      });
+    });
+    bytes_ += size;
+  }
+
+  // Step 3 outside memory: each file read back, sorted and gathered by a worker (within its
+  // share of the work area), written in file order; a file too big for a share is finished
+  // in its turn, splitting it again if needed.
+  void finish_files() {
+    std::vector<lane> lanes(workers_);
+    const std::uint64_t share = c_.plan.work / (workers_ + 1);  // + 1: a big bucket finished in its turn
+    struct result {
+      gathered g;
+      bool big = false;
+    };
+    const bool ok = parallel_for_ordered(
+        files_.size(), workers_, c_.options.control,
+        [&](std::uint64_t f, unsigned w) {
+          bucket_file& file = *files_[f];
+          if (file.records() == 0) return result{};
+          c_.stats.passes = std::max(c_.stats.passes, 2u);
+          if (bucket_need(file, share) + file.size() > share && file.records() > 1) return result{{}, true};
+          lane& l = lanes[w];
+          sorted_bucket& b = l.bucket;
+          sort_bucket(c_, file, bits_, 1, b);
+          grow(l.out, b.size);
+          char* o = l.out.data();
+          for (std::uint64_t k = 0; k < b.n; ++k) {
+            if (k + prefetch_ahead < b.n) __builtin_prefetch(b.address(k + prefetch_ahead));
+            const std::string_view r = b.record(k);
+            std::memcpy(o, r.data(), r.size());
+            o += r.size();
+            if (!fmt_.record_size) *o++ = fmt_.delimiter;
+          }
+          return result{{std::string_view(l.out.data(), static_cast<std::size_t>(o - l.out.data())), b.n, {}}, false};
+        },
+        [&](std::uint64_t f, result& r) {
+          if (r.big) finish_bucket(c_, *files_[f], bits_, 0, share);
+          else place_output(r.g);
+          files_[f]->release();
+        },
+        [&](std::uint64_t, const result& r) { write_output(r.g); });
+    if (!ok) throw interrupted("interrupted; nothing written");
+    for (auto& l : lanes) {
+      c_.mem.give(l.out.capacity());
+      l.bucket.release(c_.mem);
+    }
+  }
+
+  context& c_;
+  record_format fmt_;
+  std::uint64_t max_record_, block_cap_ = 0, chunk_items_ = 0;
+  unsigned mem_bits_ = 0, bits_ = 0, workers_ = 1, scan_workers_ = 1;
+  std::vector<big_buffer> blocks_;
+  std::vector<std::uint64_t> block_sizes_;
+  std::vector<item_list> lists_;
+  std::vector<std::unique_ptr<bucket_file>> files_;
+  std::uint64_t records_ = 0, bytes_ = 0;
+};
+
+}  // namespace
+
+bool run_bulk_shuffle(context& c) {
+  const auto fmt = c.in.bulk_format();
+  if (!fmt) return false;
+  bulk_shuffle(c, *fmt).run();
+  return true;
+}
+
+}  // namespace fairdeck::external_detail
