@@ -275,7 +275,7 @@ TEST(FairCli, BadInputIsAOneLineUsageError) {
       {deal + " --client-seed a --nonce 1 --hands 4", "--hands H and --cards C go together"},
       {deal + " --client-seed a --nonce 1 --hands 5 --cards 11", "this deal needs 55 cards but the deck has 52"},
       {deal + " --client-seed a --nonce 1 --game holdem --players 2 --hands 2 --cards 2", "takes --players, not --hands"},
-      {deal + " --client-seed a --nonce 1 --decks 0", "--decks must be at least 1"},
+      {deal + " --client-seed a --nonce 1 --decks 0", "--decks: a shoe needs at least 1 deck"},
       {deal + " --nonce 1", "--client-seed is required"},
       {"fair", "fair"},
       {"fair commit --out -", "--out - would print the secret seed"},

@@ -37,7 +37,7 @@ TEST(NewcomerCli, JsonRunsReportErrorsAsJson) {
   auto r = run_cli("shuffle --json --decks 0");
   EXPECT_EQ(r.exit_code, 2);
   const auto j = nlohmann::json::parse(r.err);
-  EXPECT_EQ(j["error"], "--decks must be at least 1");
+  EXPECT_EQ(j["error"], "--decks: a shoe needs at least 1 deck");
   r = run_cli("audit --json --html /no/such/dir/r.html --trials 100");
   EXPECT_EQ(r.exit_code, 1);
   // notes (here: the fresh audit seed) stay text lines; the error is the last line, as JSON
@@ -45,7 +45,7 @@ TEST(NewcomerCli, JsonRunsReportErrorsAsJson) {
   EXPECT_NE(nlohmann::json::parse(last)["error"].get<std::string>().find("No such file or directory"),
             std::string::npos);
   r = run_cli("shuffle --decks 0");
-  EXPECT_EQ(r.err, "fairdeck: error: --decks must be at least 1\n");
+  EXPECT_EQ(r.err, "fairdeck: error: --decks: a shoe needs at least 1 deck\n");
 }
 
 TEST(NewcomerCli, ProgressOnlyOnCapableTerminalsAndNotWithQuiet) {

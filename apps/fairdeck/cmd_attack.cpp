@@ -41,27 +41,14 @@ struct attack_options {
   CLI::Option* seat_opt = nullptr;
 };
 
-std::vector<known_card> parse_known(std::string_view text) {
-  try {
-    return parse_known_cards(text);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
-}
-
 std::vector<card_t> parse_list(const std::string& text, const char* what, std::size_t want) {
-  std::vector<card_t> cards;
-  try {
-    cards = parse_cards(text);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(fmt::format("{}: {}", what, e.what()));
-  }
+  const std::vector<card_t> cards = labelled(what, [&] { return parse_cards(text); });
   if (cards.size() != want) throw usage_error(fmt::format("{} needs {} card(s), got {}", what, want, cards.size()));
   return cards;
 }
 
 std::vector<known_card> collect_known(const attack_options& o) {
-  std::vector<known_card> known = parse_known(o.known);
+  std::vector<known_card> known = labelled("--known", [&] { return parse_known_cards(o.known); });
   if (o.players_opt->count() && (o.players < holdem_min_players || o.players > holdem_max_players))
     throw usage_error(fmt::format("--players must be in [{}, {}], got {}", holdem_min_players, holdem_max_players, o.players));
   const bool holdem = !o.hole.empty() || !o.flop.empty() || !o.turn.empty() || !o.river.empty();
@@ -86,6 +73,7 @@ std::vector<known_card> collect_known(const attack_options& o) {
   } else if (o.seat_opt->count()) {
     throw usage_error("--seat needs --hole");
   }
+  if (known.empty()) throw usage_error("give at least one known card (--known POS=CARD or --hole)");
   return known;
 }
 
@@ -149,23 +137,28 @@ std::string utc_time(std::uint64_t ms) {
 int run_attack_cmd(const attack_options& o) {
   attack_spec spec;
   spec.runtime = runtimes::find_runtime(o.algorithm);
-  try {
-    if (spec.runtime) {
-      if (o.engine_opt->count())
-        throw usage_error(fmt::format("--algorithm {} names a runtime with its own generator: drop --engine", o.algorithm));
-      const seed_range range = parse_seed_range(o.seeds_opt->count() || !o.around.empty() ? o.seeds : "all", *spec.runtime);
-      spec.first_seed = range.first;
-      spec.last_seed = range.last;
+  seed_range range{};
+  if (spec.runtime) {
+    if (o.engine_opt->count())
+      throw usage_error(fmt::format("--algorithm {} names a runtime with its own generator: drop --engine", o.algorithm));
+    if (!attack_info(*spec.runtime).searchable)
+      labelled("--algorithm", [&] { validate(spec); });  // says why this runtime cannot be searched
+    if (o.seeds_opt->count() || !o.around.empty()) {
+      range = labelled("--seeds", [&] { return parse_seed_range(o.seeds, *spec.runtime); });
     } else {
-      spec.engine = parse_engine_name(o.engine);
-      spec.algorithm = parse_attack_algorithm(o.algorithm);
-      const seed_range range = parse_seed_range(o.seeds, spec.engine);
-      spec.first_seed = range.first;
-      spec.last_seed = range.last;
+      try {  // no range given: the whole seed space, when it is small enough
+        range = parse_seed_range("all", *spec.runtime);
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(fmt::format("{} (give --seeds A..B or --around)", e.what()));
+      }
     }
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
+  } else {
+    spec.engine = labelled("--engine", [&] { return parse_engine_name(o.engine); });
+    spec.algorithm = labelled("--algorithm", [&] { return parse_attack_algorithm(o.algorithm); });
+    range = labelled("--seeds", [&] { return parse_seed_range(o.seeds, spec.engine); });
   }
+  spec.first_seed = range.first;
+  spec.last_seed = range.last;
   if (!o.around.empty() && spec.runtime) {
     // Time-seeded runtimes: a window of clock readings around a known time.
     const runtime_attack_info& a = attack_info(*spec.runtime);
@@ -190,12 +183,7 @@ int run_attack_cmd(const attack_options& o) {
     // around it needs searching (the window stops at midnight on either side).
     if (o.seeds_opt->count()) throw usage_error("--around replaces --seeds; give one of them");
     if (!(o.window >= 0) || o.window > 86'400) throw usage_error("--window must be between 0 and 86400 seconds");
-    std::uint64_t t = 0;
-    try {
-      t = parse_time_of_day(o.around);
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
+    const std::uint64_t t = labelled("--around", [&] { return parse_time_of_day(o.around); });
     const std::uint64_t w = static_cast<std::uint64_t>(o.window * 1000);
     spec.first_seed = t > w ? t - w : 0;
     spec.last_seed = std::min(t + w, ms_per_day - 1);
@@ -203,11 +191,7 @@ int run_attack_cmd(const attack_options& o) {
   spec.known = collect_known(o);
   spec.threads = o.threads;
   spec.max_reported = o.limit;
-  try {
-    validate(spec);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
+  validate(spec);  // what is left (known cards off the deck, a seed past the engine's space): main reports it
   if (o.limit == 0) throw usage_error("--limit must be at least 1");
 
   attack_result r;

@@ -77,20 +77,12 @@ std::vector<stats::audit_subject> subjects(const audit_options& o, std::uint64_t
   auto engine = [&](std::string_view name) {
     if (name == "secure")
       fmt::print(stderr, "fairdeck: note: engine secure is keyed from OS entropy: its counts cannot be reproduced\n");
-    try {
+    return labelled("--engine", [&] {
       return make_engine_spec(name, name == "secure" ? std::nullopt : std::optional(seed), std::nullopt);
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
+    });
   };
   std::vector<shuffle_spec> algos;
-  for (const auto& a : o.algorithms) {
-    try {
-      algos.push_back(parse_shuffle_spec(a));
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
-  }
+  for (const auto& a : o.algorithms) algos.push_back(labelled("--algorithm", [&] { return parse_shuffle_spec(a); }));
   std::vector<stats::audit_subject> out;
   if (algos.empty() && o.engines.empty()) {
     for (const auto& a : default_audit_algorithms()) out.push_back({a, engine("chacha20")});
@@ -169,11 +161,7 @@ void emit(const std::vector<stats::audit_result>& results, const audit_run_info&
 // reference shuffle not caught), 130 interrupted (partial report printed).
 int run_input_audit(const audit_options& o) {
   stats::input_settings s;
-  try {
-    s.format = stats::parse_deck_format(o.format);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
+  s.format = labelled("--format", [&] { return stats::parse_deck_format(o.format); });
   s.deck = o.deck.spec();
   if (o.cards_opt->count()) s.cards = o.cards;
   s.alpha = o.alpha;
@@ -218,12 +206,7 @@ int run_audit(const audit_options& o) {
   s.trials = o.trials;
   s.threads = o.threads;
   s.alpha = o.alpha;
-  std::size_t n = 0;
-  try {
-    n = stats::audited_cards(s).size();
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
+  const std::size_t n = labelled("--n", [&] { return stats::audited_cards(s).size(); });
   const runtime_audits rts = split_runtimes(o);
   std::uint64_t seed = o.seed;
   const bool seeded = o.engines.empty() || std::any_of(o.engines.begin(), o.engines.end(),
@@ -232,13 +215,8 @@ int run_audit(const audit_options& o) {
     seed = fresh_audit_seed(o.engines, rts.seed_limit());
     fmt::print(stderr, "fairdeck: note: audit seed {} (repeat with --seed {})\n", seed, seed);
   }
-  for (auto id : rts.ids) {  // fail before any work when a runtime refuses the seed
-    try {
-      (void)runtimes::runtime_shuffler(id, seed);
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
-  }
+  for (auto id : rts.ids)  // fail before any work when a runtime refuses the seed
+    (void)labelled("--seed", [&] { return runtimes::runtime_shuffler(id, seed); });
   audit_options catalogued = o;
   catalogued.algorithms = rts.others;
   const auto subj = rts.ids.empty() || !rts.others.empty() ? subjects(catalogued, seed) : std::vector<stats::audit_subject>{};

@@ -75,22 +75,14 @@ certify::certify_plan make_plan(const certify_options& o) {
   }
   if (!o.input.empty()) {
     p.decks_path = o.input;
-    try {
-      p.deck_format = stats::parse_deck_format(o.format);
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
+    p.deck_format = labelled("--format", [&] { return stats::parse_deck_format(o.format); });
     p.deck = o.deck.spec();
   }
   if (!o.hands.empty()) p.hands_path = o.hands;
   if (o.values_opt->count() && o.bytes_opt->count()) throw usage_error("--values and --bytes are mutually exclusive");
   if (o.values_opt->count() && o.values == 0) throw usage_error("--values must be at least 1");
   if (!o.known_bad.empty()) {
-    try {
-      p.bad = certify::parse_known_bad(o.known_bad);
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
+    p.bad = labelled("--known-bad", [&] { return certify::parse_known_bad(o.known_bad); });
     p.bad_seed = o.engine.seed_opt->count() ? o.engine.seed : 1;
     p.bad_values = o.values;
   }

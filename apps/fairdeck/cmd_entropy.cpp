@@ -36,20 +36,16 @@ std::string power_of_two(double bits) {
 int run_entropy(const entropy_options& o) {
   const deck_spec deck = o.deck.spec();
   outcome_space space;
-  try {
-    if (o.game == "holdem") {
-      if (!o.players_opt->count()) throw usage_error("--game holdem needs --players P");
-      if (o.cards_opt->count()) throw usage_error("--cards applies to --game deck (hold'em deals 2P + 5 seen cards)");
-      space = holdem_outcomes(deck, o.players);
-    } else if (o.game == "deck") {
-      if (o.players_opt->count()) throw usage_error("--players applies to --game holdem");
-      if (o.cards_opt->count() && o.cards == 0) throw usage_error("--cards must be at least 1");
-      space = deck_outcomes(deck, o.cards);
-    } else {
-      throw usage_error(fmt::format("unknown game '{}' (choose deck or holdem)", o.game));
-    }
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
+  if (o.game == "holdem") {
+    if (!o.players_opt->count()) throw usage_error("--game holdem needs --players P");
+    if (o.cards_opt->count()) throw usage_error("--cards applies to --game deck (hold'em deals 2P + 5 seen cards)");
+    space = labelled("--players", [&] { return holdem_outcomes(deck, o.players); });
+  } else if (o.game == "deck") {
+    if (o.players_opt->count()) throw usage_error("--players applies to --game holdem");
+    if (o.cards_opt->count() && o.cards == 0) throw usage_error("--cards must be at least 1");
+    space = labelled("--cards", [&] { return deck_outcomes(deck, o.cards); });
+  } else {
+    throw usage_error(fmt::format("unknown game '{}' (choose deck or holdem)", o.game));
   }
   auto rows = engine_reachability(space);
   auto runtime_rows = runtime_reachabilities(space);
@@ -66,13 +62,7 @@ int run_entropy(const entropy_options& o) {
   }
   if (!o.engine.empty()) {
     std::erase_if(rows, [&](const reachability& r) { return r.name != o.engine; });
-    if (rows.empty()) {
-      try {
-        (void)parse_engine_name(o.engine);
-      } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-      }
-    }
+    if (rows.empty()) (void)labelled("--engine", [&] { return parse_engine_name(o.engine); });
   }
   const std::string what = space.game == game_kind::holdem
                                ? fmt::format("hold'em, {} players ({} cards seen: hole pairs and flop unordered)",

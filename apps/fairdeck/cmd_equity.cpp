@@ -40,11 +40,7 @@ struct equity_options {
 };
 
 std::vector<card_t> known_cards(const std::string& text, std::string_view what) {
-  try {
-    return fp::parse_card_run(text);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(fmt::format("{}: {}", what, e.what()));
-  }
+  return labelled(what, [&] { return fp::parse_card_run(text); });
 }
 
 // Omaha: fixed hands of 4 or 5 cards (docs/cli-equity.md#omaha).
@@ -57,20 +53,12 @@ omaha_run parse_omaha(const equity_options& o) {
   omaha_run run;
   run.in.rules = {o.game.starts_with("omaha5") ? 5u : 4u, o.game.ends_with("-hilo")};
   for (std::size_t p = 0; p < o.hands.size(); ++p) {
-    try {
-      run.in.hands.push_back(fp::parse_card_run(o.hands[p]));
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(fmt::format("player {}: {}", p + 1, e.what()));
-    }
+    run.in.hands.push_back(labelled(fmt::format("player {}", p + 1), [&] { return fp::parse_card_run(o.hands[p]); }));
     run.combos.push_back(1);
   }
   run.in.board = known_cards(o.board, "--board");
   run.in.dead = known_cards(o.dead, "--dead");
-  try {
-    fp::check_omaha_input(run.in);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
+  fp::check_omaha_input(run.in);
   return run;
 }
 
@@ -90,22 +78,14 @@ int run_equity(const equity_options& o) {
     in.weights.resize(om.in.hands.size());
   }
   for (std::size_t p = 0; p < o.hands.size() && !omaha; ++p) {
-    try {
-      auto wr = fp::parse_weighted_range(o.hands[p]);
-      in.ranges.push_back(std::move(wr.combos));
-      in.weights.push_back(std::move(wr.weights));
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(fmt::format("player {}: {}", p + 1, e.what()));
-    }
+    auto wr = labelled(fmt::format("player {}", p + 1), [&] { return fp::parse_weighted_range(o.hands[p]); });
+    in.ranges.push_back(std::move(wr.combos));
+    in.weights.push_back(std::move(wr.weights));
   }
   if (!omaha) {
     in.board = known_cards(o.board, "--board");
     in.dead = known_cards(o.dead, "--dead");
-    try {
-      in = fp::prepared(std::move(in));
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
+    in = fp::prepared(std::move(in));
   }
   const double work = omaha ? fp::omaha_exact_work(om.in) : fp::exact_equity_cost(in);
   if (o.exact && work > max_exact_work)
@@ -121,15 +101,15 @@ int run_equity(const equity_options& o) {
     progress_bar bar(exact ? "enumerating" : "dealing");
     const run_control rc = bar.control();
     if (exact) {
-      try {
-        r = omaha ? fp::omaha_exact_equity(om.in, o.threads, rc) : fp::exact_equity(in, o.threads, rc);
-      } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-      }
+      r = omaha ? fp::omaha_exact_equity(om.in, o.threads, rc) : fp::exact_equity(in, o.threads, rc);
     } else {
       eng = o.engine.resolve();
-      r = omaha ? fp::omaha_sample_equity(om.in, o.trials, *eng, o.threads, rc)
-                : fp::sample_equity(in, o.trials, *eng, o.threads, rc);
+      try {
+        r = omaha ? fp::omaha_sample_equity(om.in, o.trials, *eng, o.threads, rc)
+                  : fp::sample_equity(in, o.trials, *eng, o.threads, rc);
+      } catch (const fp::ranges_rarely_fit_error& e) {
+        throw std::runtime_error(fmt::format("{}; try --exact", e.what()));
+      }
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -43,11 +43,7 @@ int run_runtime_shuffle(const shuffle_options& o, runtimes::runtime_id id) {
   const auto shoe = make_deck(spec);
   std::vector<std::uint32_t> list(shoe.size());
   std::iota(list.begin(), list.end(), 0u);
-  try {
-    runtimes::runtime_shuffler(id, seed).shuffle(list);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
+  labelled("--seed", [&] { return runtimes::runtime_shuffler(id, seed); }).shuffle(list);
   std::vector<card_t> deck(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) deck[i] = shoe[list[i]];
   const double orders_bits = std::lgamma(static_cast<double>(deck.size()) + 1) / std::log(2.0);

@@ -133,6 +133,8 @@ int run_shuffle_file(const shuffle_file_options& o) {
     }
   } catch (const input_error& e) {
     throw usage_error(e.what());
+  } catch (const temp_space_error& e) {
+    throw std::runtime_error(fmt::format("{}; choose another --temp-dir", e.what()));  // exit 1: the disk, not the usage
   } catch (const record_too_long& e) {
     throw std::runtime_error(fmt::format("{} (--memory {} allows records of up to {}); raise --memory", e.what(),
                                          format_byte_size(memory), format_byte_size(max_record_bytes(memory))));

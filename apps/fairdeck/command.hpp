@@ -2,7 +2,10 @@
 #pragma once
 
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +28,19 @@ class usage_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Runs f() and returns its result; a std::invalid_argument it throws (the library names what
+// is wrong with a value, never an option) becomes usage_error("<flag>: <what>"), so the user
+// learns which option held the value. Any other std::invalid_argument reaches main, which
+// reports it as it is (exit 2 either way).
+template <class F>
+auto labelled(std::string_view flag, F&& f) -> decltype(std::forward<F>(f)()) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string(flag) + ": " + e.what());
+  }
+}
 
 }  // namespace fairdeck::cli
 

@@ -11,11 +11,8 @@ namespace fairdeck::cli {
 
 deck_spec deck_options::spec() const {
   const deck_spec s{decks, jokers};
-  try {
-    validate(s);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
+  labelled("--decks", [&] { validate(deck_spec{decks, 0}); });
+  labelled("--jokers", [&] { validate(s); });
   return s;
 }
 
@@ -50,14 +47,17 @@ engine_spec engine_options::resolve() const {
   std::string file_key_hex;
   engine_spec spec;
   try {
+    if (name) labelled("--engine", [&] { return parse_engine_name(*name); });
     if (key_file_opt && key_file_opt->count()) {
-      file_key_hex = key_to_hex(read_key_file(key_file));
+      file_key_hex = labelled("--key-file", [&] { return key_to_hex(read_key_file(key_file)); });
       key_hex = file_key_hex;
     }
-    spec = make_engine_spec(name, s, key_hex);
-  } catch (const std::invalid_argument& e) {
+    // With the name known good, what is left to refuse is the seed or key it was given.
+    const std::string_view flag = s ? "--seed" : !file_key_hex.empty() ? "--key-file" : key_hex ? "--key" : "--engine";
+    spec = labelled(flag, [&] { return make_engine_spec(name, s, key_hex); });
+  } catch (...) {
     detail::secure_wipe(file_key_hex.data(), file_key_hex.size());
-    throw usage_error(e.what());
+    throw;
   }
   detail::secure_wipe(file_key_hex.data(), file_key_hex.size());
   const auto& inf = info(spec.id);
@@ -75,11 +75,7 @@ engine_spec engine_options::resolve() const {
 }
 
 shuffle_spec algorithm_options::spec() const {
-  try {
-    return parse_shuffle_spec(algorithm);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
+  return labelled("--algorithm", [&] { return parse_shuffle_spec(algorithm); });
 }
 
 void add_algorithm_option(CLI::App& cmd, algorithm_options& o) {

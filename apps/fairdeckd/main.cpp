@@ -3,6 +3,7 @@
 //   fairdeckd token --db PATH|postgresql://... [--json]                  add an operator token
 //   fairdeckd serve --db PATH|postgresql://... [--listen 127.0.0.1:8080]  serve until SIGTERM/SIGINT
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -72,7 +73,12 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // The store's key lives next to a SQLite file; a PostgreSQL URI has nowhere to put it.
+    if ((init->parsed() || serve_cmd->parsed()) && so.key_file.empty() && is_postgres_uri(so.db))
+      throw std::runtime_error("--key-file: a PostgreSQL store needs a key file (there is no database file to put it next to)");
     if (init->parsed()) {
+      if (!is_postgres_uri(so.db) && std::filesystem::exists(so.db))  // init_store refuses it too; here with advice
+        throw std::runtime_error(fmt::format("{} already exists; `fairdeckd token` adds a token to it", so.db));
       init_store(so);
       auto s = open_store_for_tokens(so);
       print_token(add_token(*s), json);

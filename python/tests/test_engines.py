@@ -70,7 +70,7 @@ def test_deck_basics():
     d = fairdeck.Deck()
     assert len(d) == 52 and d[0] == "Ac" and d[-1] == "Ks" and list(d)[:2] == ["Ac", "2c"]
     assert d.names(unicode=True)[0] == "A\u2663"
-    with pytest.raises(ValueError, match="decks"):
+    with pytest.raises(ValueError, match="at least 1 deck"):
         fairdeck.Deck(decks=0)
     with pytest.raises(ValueError):
         fairdeck.Deck().shuffle(algorithm="nope")

@@ -49,9 +49,9 @@ int parse_suit(std::string_view t) {
 }  // namespace
 
 void validate(const deck_spec& spec) {
-  if (spec.decks < 1) throw std::invalid_argument("--decks must be at least 1");
-  if (spec.decks > max_decks) throw std::invalid_argument(fmt::format("--decks must be at most {}", max_decks));
-  if (spec.jokers > max_jokers) throw std::invalid_argument(fmt::format("--jokers must be at most {}", max_jokers));
+  if (spec.decks < 1) throw std::invalid_argument("a shoe needs at least 1 deck");
+  if (spec.decks > max_decks) throw std::invalid_argument(fmt::format("a shoe holds at most {} decks", max_decks));
+  if (spec.jokers > max_jokers) throw std::invalid_argument(fmt::format("a shoe holds at most {} jokers", max_jokers));
 }
 
 std::vector<card_t> make_deck(const deck_spec& spec) {
@@ -93,7 +93,7 @@ card_t parse_card(std::string_view token, const deck_spec& spec) {
     }
     if (j < 1 || j > spec.jokers)
       bad_token(token, spec.jokers ? fmt::format("this shoe has jokers X1..X{}", spec.jokers)
-                                   : std::string("this shoe has no jokers (see --jokers)"));
+                                   : std::string("this shoe has no jokers"));
     return static_cast<card_t>(spec.decks * cards_per_deck + j - 1);
   }
   const auto [rank, len] = parse_rank(token);

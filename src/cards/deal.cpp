@@ -27,7 +27,7 @@ holdem_deal deal_holdem(std::span<const card_t> deck, unsigned players) {
 }
 
 std::vector<std::vector<card_t>> deal_hands(std::span<const card_t> deck, unsigned hands, unsigned cards) {
-  if (hands == 0 || cards == 0) throw std::invalid_argument("--hands and --cards must be at least 1");
+  if (hands == 0 || cards == 0) throw std::invalid_argument("a deal needs at least 1 hand of at least 1 card");
   const auto need = static_cast<unsigned long long>(hands) * cards;
   if (need > deck.size())
     throw std::invalid_argument(fmt::format("{} hands of {} cards need {} cards but the deck has {}", hands, cards,

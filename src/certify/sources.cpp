@@ -99,7 +99,7 @@ std::uint64_t feed_engine(const engine_spec& engine, std::uint64_t range, std::u
 
 std::uint64_t feed_raw(std::istream& in, unsigned bits, std::uint64_t limit, battery& b, const run_control& rc,
                        std::uint64_t expected) {
-  if (bits != 32 && bits != 64) throw std::invalid_argument(fmt::format("--word-bits must be 32 or 64, not {}", bits));
+  if (bits != 32 && bits != 64) throw std::invalid_argument(fmt::format("a raw word is 32 or 64 bits, not {}", bits));
   const std::size_t width = bits / 8;
   std::vector<unsigned char> bytes;
   std::uint64_t total_bytes = 0;

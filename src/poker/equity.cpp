@@ -152,7 +152,9 @@ void sample_chunk(const equity_input& in, std::uint64_t trials, Engine& engine, 
       std::uint64_t used = 0;
       for (std::uint64_t attempt = 0;; ++attempt) {
         if (attempt == max_rejections)
-          throw std::runtime_error("the ranges almost never fit together (a million rejected deals in a row); try --exact");
+          throw ranges_rarely_fit_error(
+              "the ranges almost never fit together (a million rejected deals in a row); exact enumeration avoids "
+              "the rejection");
         used = known;
         std::size_t p = 0;
         for (; p < n; ++p) {

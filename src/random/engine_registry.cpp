@@ -24,7 +24,7 @@ constexpr std::array catalog = {
     engine_info{engine_id::secure, "secure", true, 256, 256,
                 "ChaCha20 keyed from 256 bits of OS entropy, fast key erasure, fork-safe (default)"},
     engine_info{engine_id::chacha20, "chacha20", true, 256, 256,
-                "ChaCha20 keystream of a given 256-bit key (--key HEX); secure while the key is secret"},
+                "ChaCha20 keystream of a given 256-bit key; secure while the key is secret"},
     engine_info{engine_id::xoshiro256pp, "xoshiro256pp", false, 64, 256,
                 "xoshiro256++ (Blackman & Vigna 2021), seeded via SplitMix64; fast, not secure"},
     engine_info{engine_id::pcg64, "pcg64", false, 64, 256,
@@ -95,7 +95,7 @@ engine_id parse_engine_name(std::string_view name) {
 
 engine_spec make_engine_spec(std::optional<std::string_view> name, std::optional<std::uint64_t> seed,
                              std::optional<std::string_view> key_hex) {
-  if (seed && key_hex) throw std::invalid_argument("--seed and --key are mutually exclusive");
+  if (seed && key_hex) throw std::invalid_argument("a seed and a key are mutually exclusive");
   engine_spec spec;
   if (name)
     spec.id = parse_engine_name(*name);
@@ -103,9 +103,9 @@ engine_spec make_engine_spec(std::optional<std::string_view> name, std::optional
     spec.id = engine_id::chacha20;  // reproducible, and still ChaCha20
   if (spec.id == engine_id::secure && (seed || key_hex))
     throw std::invalid_argument("the secure engine takes no seed or key: it is keyed from OS entropy "
-                                "(use --engine chacha20 --key HEX for a reproducible ChaCha20 stream)");
+                                "(the chacha20 engine with a key gives a reproducible ChaCha20 stream)");
   if (key_hex) {
-    if (spec.id != engine_id::chacha20) throw std::invalid_argument("--key applies only to --engine chacha20");
+    if (spec.id != engine_id::chacha20) throw std::invalid_argument("a key applies only to the chacha20 engine");
     spec.key = parse_key_hex(*key_hex);
   }
   const std::uint64_t limit = info(spec.id).seed_limit;

@@ -118,11 +118,11 @@ void validate_engine(const attack_spec& spec) {
 void validate_runtime(const attack_spec& spec) {
   const runtime_attack_info& a = attack_info(*spec.runtime);
   const auto name = runtimes::info(*spec.runtime).name;
-  if (!a.searchable) throw std::invalid_argument(fmt::format("attack --algorithm {}: {}", name, a.why));
+  if (!a.searchable) throw std::invalid_argument(fmt::format("the {} shuffle cannot be searched: {}", name, a.why));
   try {
     (void)runtime_deck(*spec.runtime, spec.first_seed, 2);  // the reference shuffle exists (workers must not throw)
   } catch (const std::logic_error& e) {
-    throw std::invalid_argument(fmt::format("attack --algorithm {}: {}", name, e.what()));
+    throw std::invalid_argument(fmt::format("the {} shuffle cannot be searched: {}", name, e.what()));
   }
   if (spec.last_seed > a.last_seed)
     throw std::invalid_argument(fmt::format("{} seeds to search are 0..{} ({}), but the range ends at {}", name,
@@ -138,7 +138,7 @@ void validate(const attack_spec& spec) {
     validate_engine(spec);
   if (spec.deck_size < 2 || spec.deck_size > 0xffff)
     throw std::invalid_argument(fmt::format("deck size must be in [2, 65535], got {}", spec.deck_size));
-  if (spec.known.empty()) throw std::invalid_argument("give at least one known card (--known POS=CARD or --hole)");
+  if (spec.known.empty()) throw std::invalid_argument("the search needs at least one known card");
   for (std::size_t a = 0; a < spec.known.size(); ++a) {
     const auto& k = spec.known[a];
     if (k.position >= spec.deck_size)
@@ -266,7 +266,7 @@ seed_range parse_seed_range(std::string_view text, engine_id engine) {
   if (text == "all") {
     if (limit == 0 || limit > (std::uint64_t{1} << 32))
       throw std::invalid_argument(fmt::format(
-          "engine {} has {} seeds: too many to search all; give a range --seeds A..B", name,
+          "engine {} has {} seeds: too many to search them all; the search needs a seed range A..B", name,
           limit ? fmt::format("2^{}", std::countr_zero(limit)) : std::string(info(engine).seed_bits == 48 ? "2^48" : "2^64")));
     return {0, limit - 1};
   }
@@ -279,9 +279,9 @@ seed_range parse_seed_range(std::string_view text, runtimes::runtime_id runtime)
   if (text == "day") return {0, ms_per_day - 1};
   if (text == "all32") return {0, (std::uint64_t{1} << 32) - 1};
   if (text == "all") {
-    if (!a.searchable) throw std::invalid_argument(fmt::format("attack --algorithm {}: {}", name, a.why));
+    if (!a.searchable) throw std::invalid_argument(fmt::format("the {} shuffle cannot be searched: {}", name, a.why));
     if (a.last_seed > 0xffffffffu)
-      throw std::invalid_argument(fmt::format("{} has {} seeds ({}): too many to search all; give --seeds A..B or --around",
+      throw std::invalid_argument(fmt::format("{} has {} seeds ({}): too many to search them all; the search needs a seed range or a clock window",
                                               name, fmt::format("2^{:.0f}", std::log2(static_cast<double>(a.last_seed) + 1)), a.seeds));
     return {0, a.last_seed};
   }
@@ -295,7 +295,7 @@ seed_range parse_numeric_range(std::string_view text) {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
       throw std::invalid_argument(
-          fmt::format("--seeds '{}': '{}' is not a whole number (use A..B, day, all32 or all)", printable(text), printable(s)));
+          fmt::format("seed range '{}': '{}' is not a whole number (use A..B, day, all32 or all)", printable(text), printable(s)));
     return v;
   };
   const auto dots = text.find("..");
@@ -304,7 +304,7 @@ seed_range parse_numeric_range(std::string_view text) {
     return {v, v};
   }
   const seed_range r{number(text.substr(0, dots)), number(text.substr(dots + 2))};
-  if (r.first > r.last) throw std::invalid_argument(fmt::format("--seeds '{}': the range is empty (A > B)", printable(text)));
+  if (r.first > r.last) throw std::invalid_argument(fmt::format("the seed range '{}' is empty (first > last)", printable(text)));
   return r;
 }
 }  // namespace
@@ -346,18 +346,14 @@ std::vector<known_card> parse_known_cards(std::string_view text) {
     if (item.empty()) continue;
     const auto eq = item.find('=');
     if (eq == std::string_view::npos)
-      throw std::invalid_argument(fmt::format("--known: '{}' is not POSITION=CARD (e.g. 0=Ah)", printable(item)));
+      throw std::invalid_argument(fmt::format("known card '{}' is not POSITION=CARD (e.g. 0=Ah)", printable(item)));
     const std::string_view pos_text = item.substr(0, eq);
     std::size_t pos = 0;
     const auto [p, ec] = std::from_chars(pos_text.data(), pos_text.data() + pos_text.size(), pos);
     if (pos_text.empty() || ec != std::errc{} || p != pos_text.data() + pos_text.size())
-      throw std::invalid_argument(fmt::format("--known: position '{}' in '{}' is not a whole number",
-                                              printable(pos_text), printable(item)));
-    try {
-      out.push_back({pos, parse_card(item.substr(eq + 1))});
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("--known: {}", e.what()));
-    }
+      throw std::invalid_argument(fmt::format("known card '{}': position '{}' is not a whole number",
+                                              printable(item), printable(pos_text)));
+    out.push_back({pos, parse_card(item.substr(eq + 1))});  // card_parse_error names the card
   }
   return out;
 }
@@ -365,7 +361,7 @@ std::vector<known_card> parse_known_cards(std::string_view text) {
 std::uint64_t parse_time_of_day(std::string_view text) {
   // HH:MM:SS[.mmm], exactly two digits per field and three for milliseconds.
   const auto bad = [&] {
-    return std::invalid_argument(fmt::format("--around '{}' is not a time of day HH:MM:SS[.mmm]", printable(text)));
+    return std::invalid_argument(fmt::format("'{}' is not a time of day HH:MM:SS[.mmm]", printable(text)));
   };
   if (text.size() != 8 && text.size() != 12) throw bad();
   const auto digits = [&](std::size_t at, std::size_t n) {

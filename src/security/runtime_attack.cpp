@@ -16,17 +16,17 @@ constexpr std::array attack_rows{
                         "every 2^32 seed: about two minutes on two AVX-512 cores (docs/cli-attack.md)"},
     runtime_attack_info{runtime_id::java, true, (std::uint64_t{1} << 48) - 1, true,
                         "new Random(S) keeps S mod 2^48; the attackable idiom is new Random(System.currentTimeMillis())",
-                        "2^48 seeds take days on one machine: search a clock window (--around, --window)"},
+                        "2^48 seeds take days on one machine: search a window of clock readings around the seeding"},
     runtime_attack_info{runtime_id::dotnet_framework, true, 0x7fffffffu, true,
                         "new Random() uses Environment.TickCount, milliseconds since boot (|int32|)",
-                        "every 2^31 seed or a window of boot times (--around, --window)"},
+                        "every 2^31 seed, or a window of boot times"},
     runtime_attack_info{runtime_id::dotnet_framework_orderby, true, 0x7fffffffu, true,
                         "new Random() uses Environment.TickCount, milliseconds since boot (|int32|)",
                         "no SIMD filter for the OrderBy idiom: each seed is replayed whole; search a window of boot "
-                        "times (--around, --window)"},
+                        "times"},
     runtime_attack_info{runtime_id::python, true, 0xffffffffu, false,
                         "random.Random(S) for small integer S (unseeded: 2500 bytes of os.urandom, not searchable)",
-                        "each seed is replayed whole (CPython's init_by_array): give a narrow --seeds range"},
+                        "each seed is replayed whole (CPython's init_by_array): search a narrow seed range"},
     runtime_attack_info{runtime_id::go, true, 0x7ffffffeu, false,
                         "rand.NewSource(S) keeps S mod 2^31-1 (0 acts as 89482311); unseeded, the global source uses 1",
                         "every one of the 2^31-2 sources (docs/cli-attack.md)"},
@@ -35,20 +35,20 @@ constexpr std::array attack_rows{
                         "seed): 2^64 seeds are out of reach (584 years at 10^9 seeds/s), and recovering the state "
                         "from card positions needs an SMT solve over floor(Math.random() * n) values (each reveals "
                         "only log2(n) bits of a 52-bit mantissa, read backwards through a 64-value cache), which "
-                        "fairdeck does not implement. Only a process started with --random_seed=S (32 bits) is "
-                        "searchable: replay it with fairdeck shuffle --algorithm node --seed S"},
+                        "fairdeck does not implement. Only a process started with node --random_seed=S (32 bits) is "
+                        "searchable: replay the node shuffle with seed S"},
     runtime_attack_info{runtime_id::node_sort, false, 0, false, "",
                         "V8 seeds Math.random's 128-bit xorshift128+ state from 64 random bits: 2^64 seeds are out "
                         "of reach, and with sort(() => Math.random() - 0.5) each comparison reveals one bit of a "
                         "Math.random value (whether it is below 0.5), far from a state recovery"},
     runtime_attack_info{runtime_id::libstdcxx, true, 0xffffffffu, false, "std::mt19937(S) takes 32 bits",
-                        "each seed is replayed whole: give a --seeds range"},
+                        "each seed is replayed whole: search a seed range"},
     runtime_attack_info{runtime_id::libstdcxx_default, true, 0x7ffffffeu, false,
-                        "std::minstd_rand0(S) keeps S mod 2^31-1", "each seed is replayed whole: give a --seeds range"},
+                        "std::minstd_rand0(S) keeps S mod 2^31-1", "each seed is replayed whole: search a seed range"},
     runtime_attack_info{runtime_id::libcxx, true, 0xffffffffu, false, "std::mt19937(S) takes 32 bits",
-                        "each seed is replayed whole: give a --seeds range"},
+                        "each seed is replayed whole: search a seed range"},
     runtime_attack_info{runtime_id::libcxx_default, true, 0x7ffffffeu, false, "std::minstd_rand(S) keeps S mod 2^31-1",
-                        "each seed is replayed whole: give a --seeds range"},
+                        "each seed is replayed whole: search a seed range"},
 };
 
 constexpr bool rows_in_order() {

@@ -131,7 +131,7 @@ double log2_distinguishable(std::span<const unsigned> multiplicity, unsigned uno
 outcome_space deck_outcomes(const deck_spec& deck, std::uint64_t cards) {
   validate(deck);
   const std::uint64_t n = deck.size();
-  if (cards > n) throw std::invalid_argument(fmt::format("--cards {} exceeds the {}-card shoe", cards, n));
+  if (cards > n) throw std::invalid_argument(fmt::format("{} cards exceed the {}-card shoe", cards, n));
   outcome_space o{deck, game_kind::deck, 0, cards ? cards : n, 0, 0};
   o.ordered_bits = log2_falling(n, o.cards_dealt);
   if (o.cards_dealt == n) {

@@ -252,7 +252,8 @@ bool is_postgres_uri(std::string_view db) noexcept {
 
 std::filesystem::path key_path(const store_options& o) {
   if (!o.key_file.empty()) return o.key_file;
-  if (is_postgres_uri(o.db)) throw std::runtime_error("a PostgreSQL store needs --key-file");
+  if (is_postgres_uri(o.db))
+    throw std::runtime_error("a PostgreSQL store needs an explicit key file: there is no database file to put it next to");
   return default_key_path(o.db);
 }
 
@@ -260,7 +261,7 @@ void init_store(const store_options& o) {
   const auto kp = key_path(o);
   const bool pg = is_postgres_uri(o.db);
   if (!pg && std::filesystem::exists(o.db))
-    throw std::runtime_error(fmt::format("{} already exists; `fairdeckd token` adds a token to it", o.db));
+    throw std::runtime_error(fmt::format("{} already exists: a store is created once (add_token_hash adds tokens to it)", o.db));
   (void)create_key_file(kp);  // O_EXCL: never replaces a key that sealed live seeds
   try {
     auto s = pg ? open_pg_store(o, std::nullopt, true) : open_sqlite_store(o, std::nullopt, true);

@@ -155,9 +155,10 @@ void bucket_file::write_out(const char* p, std::uint64_t left) {
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       const int err = w < 0 ? errno : ENOSPC;
-      throw temp_space_error(fmt::format("cannot write a temporary file in '{}': {} ({} written there so far; choose "
-                                         "another --temp-dir with room for about the input's size)",
-                                         dir_, std::strerror(err), format_byte_size(std::atomic_ref<std::uint64_t>(stats_.temp_bytes).load())));
+      throw temp_space_error(fmt::format("cannot write a temporary file in '{}': {} ({} written there so far; the "
+                                         "temporary files need room for about the input's size)",
+                                         dir_, std::strerror(err),
+                                         format_byte_size(std::atomic_ref<std::uint64_t>(stats_.temp_bytes).load())));
     }
     p += w;
     left -= static_cast<std::uint64_t>(w);

@@ -81,7 +81,7 @@ std::vector<card_t> audited_cards(const audit_settings& s) {
   const std::size_t size = s.deck.size();
   const std::size_t n = s.cards.value_or(size);
   if (n > size)
-    throw std::invalid_argument(fmt::format("--n {} exceeds the {} cards of the deck (add --decks or --jokers)", n, size));
+    throw std::invalid_argument(fmt::format("{} audited cards exceed the {} cards of the shoe (a larger shoe needs more decks or jokers)", n, size));
   if (n < 2 || n > max_audit_cards)
     throw std::invalid_argument(fmt::format("the audit needs 2..{} cards, not {}", max_audit_cards, n));
   auto deck = make_deck(s.deck);

@@ -150,7 +150,7 @@ bool paired_source::next(std::string_view& record) {
     const auto& longer = has_a ? name_a_ : name_b_;
     const auto& shorter = has_a ? name_b_ : name_a_;
     const std::uint64_t n = (has_a ? b_ : a_).records();
-    throw input_error(fmt::format("--paired inputs are not line-aligned: '{}' ends after {} records but '{}' has more",
+    throw input_error(fmt::format("paired inputs are not line-aligned: '{}' ends after {} records but '{}' has more",
                                   shorter, n, longer));
   }
   if (!has_a) return false;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "fairdeck/cards/card.hpp"
@@ -105,5 +106,11 @@ inline constexpr std::uint64_t max_exact_assignments = 10'000'000;
 inline constexpr std::uint64_t equity_chunk_trials = std::uint64_t{1} << 14;
 [[nodiscard]] equity_result sample_equity(const equity_input& prepared_input, std::uint64_t trials,
                                           const engine_spec& engine, unsigned threads = 0, const run_control& rc = {});
+// sample_equity gave up: a million hole-card draws in a row collided (ranges that almost never
+// fit together); exact_equity has no such limit.
+class ranges_rarely_fit_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace fairdeck::poker

@@ -98,8 +98,9 @@ struct attack_verdict {
 };
 [[nodiscard]] attack_verdict judge(const attack_spec& spec, const attack_result& result);
 
-// ---- parsers for the CLI (each throws std::invalid_argument naming the problem; user text
-// in messages is escaped, util/printable.hpp) ----
+// ---- parsers for user text (each throws std::invalid_argument naming what is wrong with the
+// value, in the value's own terms: the front end adds the option it came from; user text in
+// messages is escaped, util/printable.hpp) ----
 // "0=Ah,1=Kd,20=7c" (spaces allowed around items; empty items skipped).
 [[nodiscard]] std::vector<known_card> parse_known_cards(std::string_view text);
 // "HH:MM:SS" or "HH:MM:SS.mmm" -> milliseconds since midnight (Delphi's Randomize seed).

@@ -58,7 +58,8 @@ class server_seed {
 [[nodiscard]] std::string commitment(const server_seed& seed);
 
 // ---- parsers for user text (each throws fair_input_error naming the field) ----
-// 64 hex digits -> 32 bytes; `what` names the field in errors ("--commitment").
+// 64 hex digits -> 32 bytes; `what` names the field in errors, as the caller calls it (a CLI
+// passes its option, a JSON reader its key).
 [[nodiscard]] digest parse_hex32(std::string_view hex, std::string_view what);
 // Canonical decimal 0..2^64-1: digits only, no sign, no spaces, no leading zeros
 // (the nonce is hashed as text, so "007" and "7" would silently be different deals).
