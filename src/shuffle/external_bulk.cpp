@@ -117,27 +117,35 @@ class bulk_shuffle {
     const auto largest = static_cast<std::uint64_t>(per_list + 6 * std::sqrt(per_list) + 64);
     const double bytes_per_record = static_cast<double>(bytes_ + size) / static_cast<double>(std::max<std::uint64_t>(records_ + n, 1));
     const auto largest_bytes = static_cast<std::uint64_t>(static_cast<double>(largest) * bytes_per_record);
-    const std::uint64_t items = (records_ + n) * sizeof(item) + lists_.size() * chunk_items_ * sizeof(item);
+    // the ledger already holds the blocks and the items so far; add this block's items and
+    // one partly filled chunk per list
+    const std::uint64_t items = n * sizeof(item) + lists_.size() * chunk_items_ * sizeof(item);
     const std::uint64_t finish = workers_ * (largest * sizeof(item) + largest_bytes + (std::uint64_t{8} << sort_bits(largest, std::uint64_t{8} << 16)) + 8);
     return c_.mem.held.load() + items + finish <= c_.plan.in_memory;
   }
 
-  // Step 2 in memory: worker w keeps the records of the lists b with b % workers == w.
-  void place(const char* data, std::uint64_t size, std::uint64_t block_no) {
-    const unsigned shift = key_bits - mem_bits_;
+  // Step 2: every scan worker w draws the key of every record of the block (keys depend on
+  // the record's number only) and keeps those whose bucket b has b % scan workers == w.
+  template <class Keep>
+  void scan(const char* data, std::uint64_t size, unsigned shift, Keep&& keep) {
     const std::uint64_t first = records_;
     parallel_for(scan_workers_, scan_workers_, run_control{}, [&](std::uint64_t w, unsigned) {
       key_stream keys(c_.spec, first);
       for_each_record(data, size, fmt_, [&](std::uint64_t at, std::uint64_t len) {
         if (len > max_record_) throw too_long();
         const std::uint64_t key = keys.next();
-        const std::uint64_t b = key >> shift;
-        if (b % scan_workers_ != w) return;
-        lists_[b].push(item{key, block_no << pos_shift | at}, chunk_items_, c_.mem);
-        lists_[b].bytes += len + (fmt_.record_size ? 0 : 1);
+        if ((key >> shift) % scan_workers_ == w) keep(key >> shift, key, at, len);
       });
     });
     bytes_ += size;
+  }
+
+  // ... into in-memory lists,
+  void place(const char* data, std::uint64_t size, std::uint64_t block_no) {
+    scan(data, size, key_bits - mem_bits_, [&](std::uint64_t b, std::uint64_t key, std::uint64_t at, std::uint64_t len) {
+      lists_[b].push(item{key, block_no << pos_shift | at}, chunk_items_, c_.mem);
+      lists_[b].bytes += len + (fmt_.record_size ? 0 : 1);
+    });
   }
 
   [[nodiscard]] record_too_long too_long() const {
@@ -277,20 +285,11 @@ class bulk_shuffle {
     finish_files();
   }
 
-  // Step 2 outside memory: worker w appends the records of the files f with f % workers == w.
+  // ... or into bucket files.
   void scatter(const char* data, std::uint64_t size) {
-    const unsigned shift = key_bits - bits_;
-    const std::uint64_t first = records_;
-    parallel_for(scan_workers_, scan_workers_, run_control{}, [&](std::uint64_t w, unsigned) {
-      key_stream keys(c_.spec, first);
-      for_each_record(data, size, fmt_, [&](std::uint64_t at, std::uint64_t len) {
-        if (len > max_record_) throw too_long();
-        const std::uint64_t key = keys.next();
-        const std::uint64_t f = key >> shift;
-        if (f % scan_workers_ == w) files_[f]->append(key, std::string_view(data + at, static_cast<std::size_t>(len)));
-      });
+    scan(data, size, key_bits - bits_, [&](std::uint64_t f, std::uint64_t key, std::uint64_t at, std::uint64_t len) {
+      files_[f]->append(key, std::string_view(data + at, static_cast<std::size_t>(len)));
     });
-    bytes_ += size;
   }
 
   // Step 3 outside memory: each file read back, sorted and gathered by a worker (within its
