@@ -307,7 +307,6 @@ class bulk_shuffle {
         [&](std::uint64_t f, unsigned w) {
           bucket_file& file = *files_[f];
           if (file.records() == 0) return result{};
-          c_.stats.passes = std::max(c_.stats.passes, 2u);
           if (bucket_need(file, share) + file.size() > share && file.records() > 1) return result{{}, true};
           lane& l = lanes[w];
           sorted_bucket& b = l.bucket;
