@@ -57,6 +57,7 @@ class item_list {
     }
   }
   [[nodiscard]] std::uint64_t size() const noexcept { return count_; }
+  [[nodiscard]] const item& at(std::uint64_t i, std::uint64_t chunk_items) const { return chunks_[i / chunk_items][i % chunk_items]; }
   void clear(ledger& mem) {
     chunks_.clear();
     mem.give(held_);
@@ -77,12 +78,14 @@ class bulk_shuffle {
     // In-memory buckets by the top key bits (at most 256, 32 KiB of budget or more each): they change
     // nothing in the order, only where records wait and how the work is shared.
     mem_bits_ = static_cast<unsigned>(std::bit_width(std::clamp<std::uint64_t>(c.plan.in_memory >> 15, 1, 256))) - 1;
-    lists_.resize(std::size_t{1} << mem_bits_);
-    chunk_items_ = std::clamp<std::uint64_t>(c.plan.in_memory / 256 / sizeof(item) / lists_.size(), 64, 1 << 16);
+    nlists_ = std::size_t{1} << mem_bits_;
     workers_ = std::min(c.threads, 16u);  // finishing: each worker holds a bucket; more would only shrink the shares
-    // Placing and scattering: every scan worker reads the whole block (and draws every key),
-    // keeping its own buckets; past a few workers that repeated scan costs more than it saves.
+    // Scattering into files: every scan worker reads the whole block (and draws every key),
+    // keeping its own files; past a few workers that repeated scan costs more than it saves.
+    // Placing in memory: each worker takes a part of the block and has its own lists.
     scan_workers_ = std::min(workers_, 4u);
+    lists_.resize(nlists_ * scan_workers_);
+    chunk_items_ = std::clamp<std::uint64_t>(c.plan.in_memory / 256 / sizeof(item) / lists_.size(), 64, 1 << 16);
   }
 
   void run() {
@@ -113,7 +116,7 @@ class bulk_shuffle {
   // Would the records so far plus a block of n records (size bytes) still fit, with room to
   // sort and gather the largest bucket on every worker?
   [[nodiscard]] bool fits(std::uint64_t n, std::uint64_t size) const {
-    const double per_list = static_cast<double>(records_ + n) / static_cast<double>(lists_.size());
+    const double per_list = static_cast<double>(records_ + n) / static_cast<double>(nlists_);
     const auto largest = static_cast<std::uint64_t>(per_list + 6 * std::sqrt(per_list) + 64);
     const double bytes_per_record = static_cast<double>(bytes_ + size) / static_cast<double>(std::max<std::uint64_t>(records_ + n, 1));
     const auto largest_bytes = static_cast<std::uint64_t>(static_cast<double>(largest) * bytes_per_record);
@@ -140,12 +143,67 @@ class bulk_shuffle {
     bytes_ += size;
   }
 
-  // ... into in-memory lists,
+  // In memory, the block is split at record boundaries and worker w places the records of
+  // part w into its own lists (w * nlists + bucket): no scan is repeated. A bucket's lists
+  // are not in input order, which the sort does not need (it orders by key, then by pos).
   void place(const char* data, std::uint64_t size, std::uint64_t block_no) {
-    scan(data, size, key_bits - mem_bits_, [&](std::uint64_t b, std::uint64_t key, std::uint64_t at, std::uint64_t len) {
-      lists_[b].push(item{key, block_no << pos_shift | at}, chunk_items_, c_.mem);
-      lists_[b].bytes += len + (fmt_.record_size ? 0 : 1);
+    const unsigned parts = scan_workers_;
+    std::vector<std::uint64_t> cut(parts + 1, size), count(parts, 0);
+    cut[0] = 0;
+    for (unsigned k = 1; k < parts; ++k) {
+      std::uint64_t at = std::max(cut[k - 1], size / parts * k);
+      if (fmt_.record_size) {
+        at = std::min(size, (at + fmt_.record_size - 1) / fmt_.record_size * fmt_.record_size);
+      } else if (at > 0 && at < size) {  // just after the delimiter that ends the record holding byte at - 1
+        const void* d = std::memchr(data + at - 1, fmt_.delimiter, size - at + 1);
+        at = static_cast<std::uint64_t>(static_cast<const char*>(d) - data) + 1;
+      }
+      cut[k] = at;
+    }
+    parallel_for(parts, parts, run_control{}, [&](std::uint64_t k, unsigned) {
+      const std::uint64_t bytes = cut[k + 1] - cut[k];
+      count[k] = fmt_.record_size ? bytes / fmt_.record_size
+                                  : static_cast<std::uint64_t>(std::count(data + cut[k], data + cut[k + 1], fmt_.delimiter));
     });
+    const unsigned shift = key_bits - mem_bits_;
+    parallel_for(parts, parts, run_control{}, [&](std::uint64_t k, unsigned) {
+      std::uint64_t first = records_;
+      for (std::uint64_t j = 0; j < k; ++j) first += count[j];
+      key_stream keys(c_.spec, first);
+      for_each_record(data + cut[k], cut[k + 1] - cut[k], fmt_, [&](std::uint64_t at, std::uint64_t len) {
+        if (len > max_record_) throw too_long();
+        const std::uint64_t key = keys.next();
+        item_list& list = lists_[k * nlists_ + (key >> shift)];
+        list.push(item{key, block_no << pos_shift | (cut[k] + at)}, chunk_items_, c_.mem);
+        list.bytes += len + (fmt_.record_size ? 0 : 1);
+      });
+    });
+    bytes_ += size;
+  }
+
+  // The items of in-memory bucket b: its lists, in no particular order.
+  template <class Emit>
+  void for_each_in_bucket(std::uint64_t b, Emit&& emit) const {
+    for (unsigned w = 0; w < scan_workers_; ++w) lists_[w * nlists_ + b].for_each(chunk_items_, emit);
+  }
+  // The same in input order (increasing pos): a merge of the lists, each in input order.
+  template <class Emit>
+  void for_each_in_bucket_in_order(std::uint64_t b, Emit&& emit) const {
+    std::vector<std::uint64_t> next(scan_workers_, 0);
+    for (;;) {
+      const item* best = nullptr;
+      unsigned from = 0;
+      for (unsigned w = 0; w < scan_workers_; ++w) {
+        const item_list& l = lists_[w * nlists_ + b];
+        if (next[w] < l.size() && (!best || l.at(next[w], chunk_items_).pos < best->pos)) {
+          best = &l.at(next[w], chunk_items_);
+          from = w;
+        }
+      }
+      if (!best) return;
+      ++next[from];
+      emit(best->key, best->pos);
+    }
   }
 
   [[nodiscard]] record_too_long too_long() const {
@@ -194,11 +252,14 @@ class bulk_shuffle {
     const unsigned rest = key_bits - mem_bits_;
     const std::uint64_t counts_bytes = std::max<std::uint64_t>(c_.plan.in_memory / 16 / workers_, 4096);
     const bool ok = parallel_for_ordered(
-        lists_.size(), workers_, c_.options.control,
+        nlists_, workers_, c_.options.control,
         [&](std::uint64_t b, unsigned w) {
-          const item_list& list = lists_[b];
           lane& l = lanes[w];
-          const std::uint64_t n = list.size();
+          std::uint64_t n = 0, bytes = 0;
+          for (unsigned k = 0; k < scan_workers_; ++k) {
+            n += lists_[k * nlists_ + b].size();
+            bytes += lists_[k * nlists_ + b].bytes;
+          }
           if (n == 0) return gathered{};
           if (l.items_cap < n) {
             if (l.items) c_.mem.give(l.items_cap * sizeof(item));
@@ -208,8 +269,8 @@ class bulk_shuffle {
           }
           const std::span<item> sorted(l.items.get(), static_cast<std::size_t>(n));
           const unsigned bits = std::min(sort_bits(n, std::min<std::uint64_t>(counts_bytes, 8u << 16)), rest);
-          sort_items(sorted, rest - bits, bits, [&](auto&& emit) { list.for_each(chunk_items_, emit); }, c_.spec, 1, l.counts);
-          grow(l.out, list.bytes);
+          sort_items(sorted, rest - bits, bits, [&](auto&& emit) { for_each_in_bucket(b, emit); }, c_.spec, 1, l.counts);
+          grow(l.out, bytes);
           char* o = l.out.data();
           for (std::size_t k = 0; k < sorted.size(); ++k) {
             if (k + prefetch_ahead < sorted.size()) __builtin_prefetch(address(sorted[k + prefetch_ahead].pos));
@@ -255,11 +316,11 @@ class bulk_shuffle {
     c_.stats.passes = 2;
     const std::uint64_t buffer = c_.plan.bucket_buffers / buckets;
     for (std::uint64_t b = 0; b < buckets; ++b) files_.push_back(std::make_unique<bucket_file>(c_.temp_dir, buffer, c_.mem, c_.stats));
-    // What is held: list by list (equal keys share a list, in input order).
+    // What is held: bucket by bucket, each in input order (equal keys share a bucket).
     const unsigned shift = key_bits - bits_;
     parallel_for(scan_workers_, scan_workers_, run_control{}, [&](std::uint64_t w, unsigned) {
-      for (const auto& list : lists_)
-        list.for_each(chunk_items_, [&](std::uint64_t key, std::uint64_t pos) {
+      for (std::uint64_t b = 0; b < nlists_; ++b)
+        for_each_in_bucket_in_order(b, [&](std::uint64_t key, std::uint64_t pos) {
           const std::uint64_t f = key >> shift;
           if (f % scan_workers_ == w) files_[f]->append(key, std::string_view(address(pos), static_cast<std::size_t>(record_length(pos))));
         });
@@ -341,7 +402,8 @@ class bulk_shuffle {
   unsigned mem_bits_ = 0, bits_ = 0, workers_ = 1, scan_workers_ = 1;
   std::vector<big_buffer> blocks_;
   std::vector<std::uint64_t> block_sizes_;
-  std::vector<item_list> lists_;
+  std::uint64_t nlists_ = 1;
+  std::vector<item_list> lists_;  // [scan worker * nlists_ + bucket]
   std::vector<std::unique_ptr<bucket_file>> files_;
   std::uint64_t records_ = 0, bytes_ = 0;
 };
