@@ -224,3 +224,28 @@ TEST(SafeOutput, ReservedRangesWrittenFromThreadsLandInOrder) {
   EXPECT_FALSE(null.reserve(10).has_value());
   null.commit();
 }
+
+// A reserved range that does not fit the disk: write_at fails with ENOSPC naming the file,
+// and dropping the output leaves the old file and no temporary.
+TEST(SafeOutput, AReservedRangeOnAFullDiskFailsAndLeavesTheOldFile) {
+  temp_dir dir;
+  if (::mount("fairdeck-test", dir.path.c_str(), "tmpfs", 0, "size=64k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root): " << std::strerror(errno);
+  const auto path = dir / "blocks.bin";
+  fairdeck::write_output_file(path, "old");
+  {
+    safe_output out(path);
+    const std::string block(256 << 10, 'x');
+    const auto at = out.reserve(block.size());
+    ASSERT_TRUE(at.has_value());
+    try {
+      out.write_at(block.data(), block.size(), *at);
+      ADD_FAILURE() << "256 KiB fitted in a 64 KiB tmpfs";
+    } catch (const output_error& e) {
+      EXPECT_EQ(e.os_error(), ENOSPC) << e.what();
+      EXPECT_NE(std::string(e.what()).find("blocks.bin': No space left on device"), std::string::npos) << e.what();
+    }
+  }  // destroyed without commit
+  EXPECT_EQ(slurp(path), "old");
+  EXPECT_EQ(dir.entries(), 1);
+}
