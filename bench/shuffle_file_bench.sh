@@ -39,6 +39,20 @@ case_() {
 }
 ratio() { awk "BEGIN{printf \"%.2f\", $1 / $2}"; }
 disk() { cat "$1" > c1 && sync c1 && cat c1 > c2 && sync c2; rm -f c1 c2; }
+# The issue's definition, literally: the disk's own sequential speeds, without the page cache
+# (O_DIRECT): one direct read of the file and one direct, fsync'd write of as many bytes;
+# the limit is twice each.
+direct_read() { dd if="$1" of=/dev/null bs=8M iflag=direct status=none; }
+direct_write() { dd if=/dev/zero of=dw bs=8M count=$(( $(stat -c %s "$1") / 8388608 )) oflag=direct conv=fsync status=none; rm -f dw; }
+# direct_limit NAME FILE: stores 2 x (read + write) in M_<NAME>
+direct_limit() {
+  case_ "$1_read" direct_read "$2"
+  case_ "$1_write" direct_write "$2"
+  local r=M_$1_read w=M_$1_write v
+  v=$(awk "BEGIN{printf \"%.2f\", 2 * (${!r} + ${!w})}")
+  eval "M_$1=$v"
+  echo "disk limit at the disk's own speeds (2 x direct read + 2 x direct write): $v s"
+}
 
 echo "== in memory: small.txt ($(du -h small.txt | cut -f1)), $(nproc) cores"
 cat small.txt > /dev/null
@@ -53,13 +67,15 @@ echo "shuf / fairdeck (> file): $(ratio "$M_shuf" "$M_fd_stdout")x   (-o, fsync'
 echo "== external: big.txt ($(du -h big.txt | cut -f1))"
 cat big.txt > /dev/null
 case_ disk_big disk big.txt
+direct_limit direct_big big.txt
 case_ fd_big_256M "$F" shuffle-file big.txt --seed 1 --memory 256M -o out_big.txt
-echo "fairdeck --memory 256M at $(awk "BEGIN{printf \"%.0f\", 100 * $M_disk_big / $M_fd_big_256M}") % of the disk limit"
+echo "fairdeck --memory 256M at $(awk "BEGIN{printf \"%.0f\", 100 * $M_disk_big / $M_fd_big_256M}") % of the cat/sync limit, $(awk "BEGIN{printf \"%.0f\", 100 * $M_direct_big / $M_fd_big_256M}") % of the direct limit"
 
 if [ "${HUGE:-0}" = 1 ]; then
   echo "== external: huge.txt ($(du -h huge.txt | cut -f1))"
   case_ disk_huge disk huge.txt
+  direct_limit direct_huge huge.txt
   case_ fd_huge_1G "$F" shuffle-file huge.txt --seed 1 --memory 1G -o out_huge.txt
-  echo "fairdeck --memory 1G at $(awk "BEGIN{printf \"%.0f\", 100 * $M_disk_huge / $M_fd_huge_1G}") % of the disk limit"
+  echo "fairdeck --memory 1G at $(awk "BEGIN{printf \"%.0f\", 100 * $M_disk_huge / $M_fd_huge_1G}") % of the cat/sync limit, $(awk "BEGIN{printf \"%.0f\", 100 * $M_direct_huge / $M_fd_huge_1G}") % of the direct limit"
   rm -f out_huge.txt
 fi
