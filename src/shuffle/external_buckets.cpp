@@ -100,13 +100,31 @@ budget::budget(std::uint64_t m) : memory(m) {
   max_buckets = std::bit_floor(std::clamp<std::uint64_t>(std::min({fds, by_memory, std::uint64_t{1024}}), 2, 1024));
 }
 
+// Bucket files are written once, sequentially, and read back once: with O_DIRECT their bytes
+// skip the page cache (no copy into it, no dirty pages crowding out the input and output, no
+// writeback throttling). Direct writes need whole pages from an aligned buffer, so the buffer
+// is a multiple of the page and only full buffers go out directly; the last partial page is
+// written through the cache. Where O_DIRECT is refused (tmpfs), the file stays buffered.
+// Each direct write waits for the device, so small buffers stay buffered: on this project's
+// VM, dd oflag=direct wrote 466 MB/s in 64 KiB writes, 1.2 GB/s in 256 KiB, 1.6 GB/s in 512 KiB.
+// Measured (bench/shuffle_file_bench.sh, 10.5 GB under --memory 1G, 256 buckets of ~390 KiB
+// buffers): 39.7 and 39.7 s buffered, 32.3 and 32.9 s direct, in the same runs.
+constexpr std::uint64_t direct_unit = 4096;
+
 bucket_file::bucket_file(const std::string& dir, std::uint64_t buffer_bytes, ledger& mem, external_shuffle_stats& stats)
-    : dir_(dir), cap_(std::max<std::uint64_t>(buffer_bytes, 4096)), mem_(mem), stats_(stats) {
+    : dir_(dir), cap_(std::max<std::uint64_t>(buffer_bytes / direct_unit * direct_unit, direct_unit)), mem_(mem), stats_(stats) {
   std::string name = dir + "/fairdeck-shuffle.XXXXXX";
   fd_ = ::mkostemp(name.data(), O_CLOEXEC);
   if (fd_ < 0) throw temp_space_error(fmt::format("cannot create a temporary file in '{}': {}", dir, std::strerror(errno)));
   ::unlink(name.c_str());  // nameless from now on: gone when closed, whatever happens
-  buf_ = allocate(cap_, "a temporary file's write buffer");
+  const int fl = ::fcntl(fd_, F_GETFL);
+  direct_ = cap_ >= bucket_file::direct_min_buffer && fl >= 0 && ::fcntl(fd_, F_SETFL, fl | O_DIRECT) == 0;
+  void* p = std::aligned_alloc(direct_unit, static_cast<std::size_t>(cap_));
+  if (!p) {
+    ::close(fd_);
+    throw memory_error(fmt::format("cannot allocate {} for a temporary file's write buffer", format_byte_size(cap_)), cap_);
+  }
+  buf_.reset(static_cast<char*>(p));
   mem_.take(cap_);
   ++stats_.buckets;
 }
@@ -124,35 +142,66 @@ void bucket_file::release() {
 
 void bucket_file::append(std::uint64_t key, std::string_view record) {
   const std::uint64_t need = 8 + varint_size(record.size()) + record.size();
-  if (used_ + need > cap_) write_out(buf_.get(), used_), used_ = 0;
-  auto* p = reinterpret_cast<std::uint8_t*>(buf_.get() + used_);
-  std::memcpy(p, &key, 8);
-  p = put_varint(p + 8, record.size());
-  used_ = static_cast<std::uint64_t>(reinterpret_cast<char*>(p) - buf_.get());
-  if (need > cap_) {  // longer than the buffer: its bytes go out directly
-    write_out(buf_.get(), used_);
-    used_ = 0;
-    write_out(record.data(), record.size());
-  } else {
+  if (used_ + need <= cap_) {  // the common case: the record fits in the buffer
+    auto* p = reinterpret_cast<std::uint8_t*>(buf_.get() + used_);
+    std::memcpy(p, &key, 8);
+    p = put_varint(p + 8, record.size());
     std::memcpy(p, record.data(), record.size());
-    used_ += record.size();
+    used_ = static_cast<std::uint64_t>(reinterpret_cast<char*>(p) - buf_.get()) + record.size();
+  } else {  // it fills the buffer: split across buffers
+    std::uint8_t head[8 + 10];
+    std::memcpy(head, &key, 8);
+    const auto* e = put_varint(head + 8, record.size());
+    put(reinterpret_cast<const char*>(head), static_cast<std::uint64_t>(e - head));
+    put(record.data(), record.size());
   }
   ++records_;
 }
 
-void bucket_file::flush() {
-  if (buf_) {
-    write_out(buf_.get(), used_);
-    used_ = 0;
-    buf_.reset();
-    mem_.give(cap_);
+void bucket_file::put(const char* p, std::uint64_t n) {
+  while (n > 0) {
+    const std::uint64_t k = std::min(n, cap_ - used_);
+    std::memcpy(buf_.get() + used_, p, static_cast<std::size_t>(k));
+    used_ += k;
+    p += k;
+    n -= k;
+    if (used_ == cap_) {
+      write_out(buf_.get(), cap_);
+      used_ = 0;
+    }
   }
+}
+
+void bucket_file::flush() {
+  if (!buf_) return;
+  if (direct_) {  // whole pages directly, then the tail through the cache
+    const std::uint64_t pages = used_ / direct_unit * direct_unit;
+    write_out(buf_.get(), pages);
+    stop_direct();
+    write_out(buf_.get() + pages, used_ - pages);
+  } else {
+    write_out(buf_.get(), used_);
+  }
+  used_ = 0;
+  buf_.reset();
+  mem_.give(cap_);
+}
+
+void bucket_file::stop_direct() {
+  const int fl = ::fcntl(fd_, F_GETFL);
+  if (fl < 0 || ::fcntl(fd_, F_SETFL, fl & ~O_DIRECT) != 0)
+    throw temp_space_error(fmt::format("cannot write a temporary file in '{}': {}", dir_, std::strerror(errno)));
+  direct_ = false;
 }
 
 void bucket_file::write_out(const char* p, std::uint64_t left) {
   while (left > 0) {
     const ssize_t w = ::write(fd_, p, static_cast<std::size_t>(std::min<std::uint64_t>(left, 1u << 30)));
     if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && errno == EINVAL && direct_) {  // O_DIRECT accepted at open, refused here: go on through the cache
+      stop_direct();
+      continue;
+    }
     if (w <= 0) {
       const int err = w < 0 ? errno : ENOSPC;
       throw temp_space_error(fmt::format("cannot write a temporary file in '{}': {} ({} written there so far; the "
@@ -167,6 +216,8 @@ void bucket_file::write_out(const char* p, std::uint64_t left) {
   }
 }
 
+// Reading back goes through the cache: reading large buckets with O_DIRECT was slower
+// (10.5 GB under --memory 1G: 35.3 and 34.9 s against 32.3 and 32.9 s).
 void bucket_file::read(std::uint64_t offset, char* out, std::uint64_t n) const {
   while (n > 0) {
     const ssize_t r = ::pread(fd_, out, static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 30)), static_cast<off_t>(offset));

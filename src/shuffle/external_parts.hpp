@@ -170,14 +170,19 @@ class bucket_file {
   void release();   // closes the file: its disk space is freed
   [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
   [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
+  [[nodiscard]] bool direct() const noexcept { return direct_; }  // writing with O_DIRECT now
+  static constexpr std::uint64_t direct_min_buffer = std::uint64_t{256} << 10;
   // Reads bytes [offset, offset + n) into out (all of them, or throws).
   void read(std::uint64_t offset, char* out, std::uint64_t n) const;
 
  private:
+  void put(const char* p, std::uint64_t n);  // through the buffer, writing it out whenever full
   void write_out(const char* p, std::uint64_t n);
+  void stop_direct();  // clears O_DIRECT: what follows goes through the page cache
   std::string dir_;
   int fd_ = -1;
-  std::unique_ptr<char[]> buf_;
+  bool direct_ = false;  // O_DIRECT: whole aligned pages from an aligned buffer, no page-cache copy
+  big_buffer buf_;
   std::uint64_t cap_ = 0, used_ = 0, size_ = 0, records_ = 0;
   ledger& mem_;
   external_shuffle_stats& stats_;
