@@ -149,10 +149,10 @@ TEST_F(RecordIo, PutBlockWritesWhatPutWouldWrite) {
       safe_output out(c);
       record_writer w(out, record_format{}, false);
       w.put("head");
-      const auto s1 = w.reserve_block("x\nyy\n\nzzz\n", 4, record_format{});
+      const auto s1 = w.reserve_block(10, 4, record_format{});
       ASSERT_TRUE(s1.has_value());
       w.put("tail");
-      const auto s2 = w.reserve_block("q\n", 1, record_format{});
+      const auto s2 = w.reserve_block(2, 1, record_format{});
       ASSERT_TRUE(s2.has_value());
       w.write_block(*s2, "q\n");
       w.write_block(*s1, "x\nyy\n\nzzz\n");

@@ -5,6 +5,10 @@
 #include <fstream>
 #include <sstream>
 #include <cstring>
+#include <vector>
+#include <memory>
+#include <iostream>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -223,6 +227,68 @@ TEST(SafeOutput, ReservedRangesWrittenFromThreadsLandInOrder) {
   safe_output null("/dev/null");
   EXPECT_FALSE(null.reserve(10).has_value());
   null.commit();
+}
+
+// Open descriptors of this process with O_DIRECT set (from /proc/self/fdinfo).
+int direct_descriptors() {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fdinfo")) {
+    std::ifstream f(e.path());
+    std::string key;
+    unsigned long flags = 0;
+    while (f >> key)
+      if (key == "flags:" && (f >> std::oct >> flags) && (flags & O_DIRECT)) ++n;
+  }
+  return n;
+}
+
+// Large ranges whose bytes lie at the same spot in their 4 KiB page as their offset go to the
+// file with O_DIRECT (whole pages) and through the cache (the partial pages at each end,
+// shared with the neighbours); a range from a buffer off that spot goes through the cache.
+// Either way the file holds exactly the bytes in reserved order.
+TEST(SafeOutput, LargeRangesOnTheirPageSpotSkipTheCacheAndLandInOrder) {
+  temp_dir dir;
+  const auto path = dir / "direct.bin";
+  safe_output out(path);
+  out.write("head|");
+  std::string expect = "head|";
+  struct range {
+    std::uint64_t at;
+    char* data;
+    std::size_t n;
+  };
+  std::vector<std::unique_ptr<char, decltype(&std::free)>> buffers;
+  std::vector<range> ranges;
+  for (int i = 0; i < 8; ++i) {
+    const std::size_t n = (300u << 10) + static_cast<std::size_t>(i) * 70001;
+    const auto at = out.reserve(n);
+    ASSERT_TRUE(at.has_value());
+    ASSERT_EQ(*at, expect.size());
+    buffers.emplace_back(static_cast<char*>(std::aligned_alloc(4096, n + 8192)), &std::free);
+    const std::size_t pad = (*at % 4096) + (i == 5 ? 1 : 0);  // range 5: off its spot
+    char* p = buffers.back().get() + pad;
+    for (std::size_t k = 0; k < n; ++k) p[k] = static_cast<char>('a' + (k * 7 + static_cast<std::size_t>(i)) % 26);
+    expect.append(p, n);
+    ranges.push_back({*at, p, n});
+  }
+  const int probe = ::open((dir / "probe").c_str(), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC, 0600);
+  if (probe >= 0) {
+    ::close(probe);
+    EXPECT_EQ(direct_descriptors(), 1);  // the file system takes O_DIRECT: the output uses it
+  } else {
+    std::cout << "note: " << dir.path << " refuses O_DIRECT: all ranges go through the cache\n";
+  }
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 3; ++t)
+    writers.emplace_back([&, t] {
+      for (std::size_t i = static_cast<std::size_t>(t); i < ranges.size(); i += 3) out.write_at(ranges[i].data, ranges[i].n, ranges[i].at);
+    });
+  for (auto& w : writers) w.join();
+  out.write("|tail");
+  expect += "|tail";
+  out.commit();
+  EXPECT_EQ(direct_descriptors(), 0);  // closed at commit
+  EXPECT_EQ(slurp(path), expect);
 }
 
 // A reserved range that does not fit the disk: write_at fails with ENOSPC naming the file,

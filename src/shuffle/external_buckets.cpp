@@ -81,7 +81,8 @@ big_buffer allocate_big(std::uint64_t bytes, const char* purpose) {
   constexpr std::uint64_t huge = std::uint64_t{2} << 20;
   const bool use_huge = bytes >= 2 * huge;
   const std::uint64_t n = use_huge ? (bytes + huge - 1) / huge * huge : std::max<std::uint64_t>(bytes, 1);
-  void* p = use_huge ? std::aligned_alloc(huge, static_cast<std::size_t>(n)) : std::malloc(static_cast<std::size_t>(n));
+  constexpr std::uint64_t page = 4096;  // at least page-aligned: O_DIRECT can use any such buffer
+  void* p = std::aligned_alloc(use_huge ? huge : page, static_cast<std::size_t>(use_huge ? n : (n + page - 1) / page * page));
   if (!p) throw memory_error(fmt::format("cannot allocate {} for {}", format_byte_size(bytes), purpose), bytes);
   if (use_huge) (void)::madvise(p, static_cast<std::size_t>(n), MADV_HUGEPAGE);  // advice only: ignored where THP is off
   return big_buffer(static_cast<char*>(p));
@@ -119,12 +120,12 @@ bucket_file::bucket_file(const std::string& dir, std::uint64_t buffer_bytes, led
   ::unlink(name.c_str());  // nameless from now on: gone when closed, whatever happens
   const int fl = ::fcntl(fd_, F_GETFL);
   direct_ = cap_ >= bucket_file::direct_min_buffer && fl >= 0 && ::fcntl(fd_, F_SETFL, fl | O_DIRECT) == 0;
-  void* p = std::aligned_alloc(direct_unit, static_cast<std::size_t>(cap_));
-  if (!p) {
+  try {
+    buf_ = allocate_big(cap_, "a temporary file's write buffer");
+  } catch (...) {
     ::close(fd_);
-    throw memory_error(fmt::format("cannot allocate {} for a temporary file's write buffer", format_byte_size(cap_)), cap_);
+    throw;
   }
-  buf_.reset(static_cast<char*>(p));
   mem_.take(cap_);
   ++stats_.buckets;
 }
@@ -156,6 +157,7 @@ void bucket_file::append(std::uint64_t key, std::string_view record) {
     put(record.data(), record.size());
   }
   ++records_;
+  record_bytes_ += record.size();
 }
 
 void bucket_file::put(const char* p, std::uint64_t n) {

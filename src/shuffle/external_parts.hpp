@@ -139,8 +139,9 @@ struct ledger {
 // Allocates n bytes or throws memory_error naming the size and purpose.
 std::unique_ptr<char[]> allocate(std::uint64_t bytes, const char* purpose);
 
-// The same for large buffers: 2 MiB-aligned and marked for transparent huge pages (one
-// page fault per 2 MiB instead of per 4 KiB, where the kernel's THP mode is `madvise`).
+// The same for large buffers: at least 4 KiB-aligned (O_DIRECT can use them); from 4 MiB up
+// 2 MiB-aligned and marked for transparent huge pages (one page fault per 2 MiB instead of
+// per 4 KiB, where the kernel's THP mode is `madvise`).
 struct free_deleter {
   void operator()(char* p) const noexcept { std::free(p); }
 };
@@ -170,6 +171,7 @@ class bucket_file {
   void release();   // closes the file: its disk space is freed
   [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
   [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
+  [[nodiscard]] std::uint64_t record_bytes() const noexcept { return record_bytes_; }  // the records alone
   [[nodiscard]] bool direct() const noexcept { return direct_; }  // writing with O_DIRECT now
   static constexpr std::uint64_t direct_min_buffer = std::uint64_t{256} << 10;
   // Reads bytes [offset, offset + n) into out (all of them, or throws).
@@ -183,7 +185,7 @@ class bucket_file {
   int fd_ = -1;
   bool direct_ = false;  // O_DIRECT: whole aligned pages from an aligned buffer, no page-cache copy
   big_buffer buf_;
-  std::uint64_t cap_ = 0, used_ = 0, size_ = 0, records_ = 0;
+  std::uint64_t cap_ = 0, used_ = 0, size_ = 0, records_ = 0, record_bytes_ = 0;
   ledger& mem_;
   external_shuffle_stats& stats_;
 };

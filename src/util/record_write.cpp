@@ -111,14 +111,19 @@ void record_writer::put_block(std::string_view block, std::uint64_t records, con
   s.records += records;
 }
 
-std::optional<record_sink::block_slot> record_writer::reserve_block(std::string_view block, std::uint64_t records,
+bool record_writer::reserves_blocks(const record_format& f) const {
+  const impl& s = *p_;
+  return !s.gzip && f.record_size == s.format.record_size && (f.record_size || f.delimiter == s.format.delimiter) &&
+         s.out.plan().mode == output_mode::replace;
+}
+
+std::optional<record_sink::block_slot> record_writer::reserve_block(std::uint64_t block_bytes, std::uint64_t records,
                                                                     const record_format& f) {
   impl& s = *p_;
-  if (s.gzip || records == 0 || f.record_size != s.format.record_size || (!f.record_size && f.delimiter != s.format.delimiter))
-    return std::nullopt;
+  if (records == 0 || !reserves_blocks(f)) return std::nullopt;
   s.drain();
   // As put_block: the block's last delimiter is left pending (finish() decides).
-  const std::uint64_t bytes = block.size() - (f.record_size ? 0 : 1) + (s.pending_delimiter ? 1 : 0);
+  const std::uint64_t bytes = block_bytes - (f.record_size ? 0 : 1) + (s.pending_delimiter ? 1 : 0);
   const auto at = s.out.reserve(bytes);
   if (!at) return std::nullopt;
   const block_slot slot{*at, s.pending_delimiter};

@@ -153,6 +153,39 @@ struct safe_output::state {
   std::vector<char> buf;
 
   std::uint64_t offset = 0;  // replace mode: where put() writes next (reserve() skips ahead)
+  // The temporary file opened again with O_DIRECT, for write_at's whole pages (-1: not open,
+  // refused, or given up after a direct write failed with EINVAL).
+  int direct_fd = -1;
+  bool direct_tried = false;
+  std::atomic<bool> direct_refused{false};
+
+  void open_direct() {
+    direct_tried = true;
+    const std::string path = anonymous ? fmt::format("/proc/self/fd/{}", fd) : temp;
+    direct_fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_DIRECT);
+  }
+  void close_direct() noexcept {
+    if (direct_fd >= 0) ::close(direct_fd);
+    direct_fd = -1;
+  }
+  // Writes [at, at + n) with O_DIRECT (p and at page-aligned, n whole pages); what the file
+  // system refuses (EINVAL: then never again) or a short write leaves goes through the cache.
+  void put_direct(const char* p, std::size_t n, std::uint64_t at) {
+    while (n > 0) {
+      const ssize_t w = ::pwrite(direct_fd, p, n, static_cast<off_t>(at));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0 && errno == EINVAL) {
+        direct_refused = true;
+        break;
+      }
+      if (w <= 0) fail(output_error_kind::io, plan.path, w < 0 ? errno : EIO);
+      p += w;
+      at += static_cast<std::uint64_t>(w);
+      n -= static_cast<std::size_t>(w);
+      if (at % direct_alignment != 0) break;  // a short write off the page: the rest through the cache
+    }
+    if (n > 0) put_at(p, n, at);
+  }
 
   void put(const char* p, std::size_t n) {
     if (fd < 0) open_through();
@@ -235,6 +268,7 @@ struct safe_output::state {
     fail(output_error_kind::io, plan.path, EEXIST, "create");
   }
   void drop() noexcept {
+    close_direct();
     if (plan.mode == output_mode::replace && (anonymous || !temp.empty())) {
       if (fd >= 0) ::close(fd);  // an unnamed file vanishes with its descriptor
       if (!temp.empty()) ::unlink(temp.c_str());
@@ -292,6 +326,7 @@ std::optional<std::uint64_t> safe_output::reserve(std::uint64_t n) {
     abort();
     throw;
   }
+  if (n >= direct_min_bytes && !s_->direct_tried) s_->open_direct();  // here: reserve() runs on one thread
   const std::uint64_t at = s_->offset;
   s_->offset += n;
   s_->written += n;
@@ -300,7 +335,20 @@ std::optional<std::uint64_t> safe_output::reserve(std::uint64_t n) {
 
 void safe_output::write_at(const void* data, std::size_t n, std::uint64_t offset) {
   if (!s_ || s_->done || s_->plan.mode != output_mode::replace) throw std::logic_error("safe_output::write_at without a reserved range");
-  s_->put_at(static_cast<const char*>(data), n, offset);  // no abort() here: other threads may be writing; the owner aborts
+  // no abort() here: other threads may be writing; the owner aborts
+  state& s = *s_;
+  const char* p = static_cast<const char*>(data);
+  if (s.direct_fd >= 0 && n >= direct_min_bytes && !s.direct_refused.load(std::memory_order_relaxed)) {
+    const std::uint64_t head = (direct_alignment - offset % direct_alignment) % direct_alignment;
+    const std::uint64_t pages = (n - std::min<std::uint64_t>(head, n)) / direct_alignment * direct_alignment;
+    if (pages > 0 && reinterpret_cast<std::uintptr_t>(p + head) % direct_alignment == 0) {
+      s.put_at(p, static_cast<std::size_t>(head), offset);
+      s.put_direct(p + head, static_cast<std::size_t>(pages), offset + head);
+      s.put_at(p + head + pages, static_cast<std::size_t>(n - head - pages), offset + head + pages);
+      return;
+    }
+  }
+  s.put_at(p, n, offset);
 }
 
 void safe_output::commit() {
@@ -315,6 +363,7 @@ void safe_output::commit() {
       return;
     }
     if (s.plan.mode == output_mode::replace) {
+      s.close_direct();
       if (::fsync(s.fd) != 0) fail(output_error_kind::io, s.plan.path, errno, "sync");
       if (s.anonymous) s.link_anonymous();
     }

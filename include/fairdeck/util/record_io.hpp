@@ -99,14 +99,20 @@ class record_sink {
   // or fixed-size): the same as put() for each of them. Sinks that can write the bytes
   // as they are override it.
   virtual void put_block(std::string_view block, std::uint64_t records, const record_format& f);
-  // Blocks written on several threads: reserve_block, called in order instead of put_block,
-  // returns a slot (or nothing: then use put_block); write_block(slot, block) then writes
-  // the block from any thread, concurrently with other slots.
+  // Blocks written on several threads: when reserves_blocks(f), reserve_block(bytes,
+  // records, f), called in order instead of put_block, returns the slot of a block of
+  // `bytes` bytes (nothing only for 0 records); write_block(slot, block) then writes the
+  // block from any thread, concurrently with other slots. A block placed at the same spot
+  // in its 4 KiB page as slot.data_offset() is written without the page-cache copy
+  // (safe_output::write_at).
   struct block_slot {
     std::uint64_t offset = 0;
     bool leading_delimiter = false;  // the previous record's delimiter goes first
+    // where the block's first byte goes in the output
+    [[nodiscard]] std::uint64_t data_offset() const noexcept { return offset + (leading_delimiter ? 1 : 0); }
   };
-  virtual std::optional<block_slot> reserve_block(std::string_view, std::uint64_t, const record_format&) { return std::nullopt; }
+  [[nodiscard]] virtual bool reserves_blocks(const record_format&) const { return false; }
+  virtual std::optional<block_slot> reserve_block(std::uint64_t, std::uint64_t, const record_format&) { return std::nullopt; }
   virtual void write_block(const block_slot&, std::string_view) {}
 };
 
@@ -150,7 +156,8 @@ class record_writer final : public record_sink {
   void put(std::string_view record) override;
   void put_block(std::string_view block, std::uint64_t records, const record_format& f) override;
   // Positional blocks when the output is a file safe_output replaces and not gzip.
-  std::optional<block_slot> reserve_block(std::string_view block, std::uint64_t records, const record_format& f) override;
+  [[nodiscard]] bool reserves_blocks(const record_format& f) const override;
+  std::optional<block_slot> reserve_block(std::uint64_t bytes, std::uint64_t records, const record_format& f) override;
   void write_block(const block_slot& slot, std::string_view block) override;
   // Ends the output: the last record gets its delimiter only if final_delimiter (see above).
   void finish(bool final_delimiter);

@@ -103,6 +103,13 @@ class safe_output {
   // use write()). write_at(data, n, offset) fills a reserved range and may run on any
   // thread concurrently with other write_at calls; every reserved byte must be written
   // before commit(). Errors are output_error, as for write().
+  // Large ranges skip the page cache: the whole 4 KiB pages inside a write_at of 256 KiB or
+  // more are written with O_DIRECT when data lies at the same place in its page as offset
+  // (data ≡ offset mod direct_alignment), so a writer that places its bytes accordingly saves
+  // the kernel's copy; the partial pages at the ends (shared with the neighbouring ranges)
+  // go through the cache. Where the file system refuses O_DIRECT, all goes through the cache.
+  static constexpr std::uint64_t direct_alignment = 4096;
+  static constexpr std::uint64_t direct_min_bytes = std::uint64_t{256} << 10;
   [[nodiscard]] std::optional<std::uint64_t> reserve(std::uint64_t n);
   void write_at(const void* data, std::size_t n, std::uint64_t offset);
   // Makes the output complete and durable (see above). After it, write() is an error.
