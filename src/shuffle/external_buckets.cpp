@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -119,7 +120,9 @@ bucket_file::bucket_file(const std::string& dir, std::uint64_t buffer_bytes, led
   if (fd_ < 0) throw temp_space_error(fmt::format("cannot create a temporary file in '{}': {}", dir, std::strerror(errno)));
   ::unlink(name.c_str());  // nameless from now on: gone when closed, whatever happens
   const int fl = ::fcntl(fd_, F_GETFL);
-  direct_ = cap_ >= bucket_file::direct_min_buffer && fl >= 0 && ::fcntl(fd_, F_SETFL, fl | O_DIRECT) == 0;
+  struct stat st {};
+  direct_ = cap_ >= bucket_file::direct_min_buffer && ::fstat(fd_, &st) == 0 && st.st_blksize > 0 &&
+            static_cast<std::uint64_t>(st.st_blksize) <= direct_unit && fl >= 0 && ::fcntl(fd_, F_SETFL, fl | O_DIRECT) == 0;
   try {
     buf_ = allocate_big(cap_, "a temporary file's write buffer");
   } catch (...) {

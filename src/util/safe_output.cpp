@@ -161,6 +161,10 @@ struct safe_output::state {
 
   void open_direct() {
     direct_tried = true;
+    // Only where the file system's blocks are no bigger than the unit: then no block is
+    // shared by a direct and a buffered write.
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || st.st_blksize <= 0 || static_cast<std::uint64_t>(st.st_blksize) > direct_alignment) return;
     const std::string path = anonymous ? fmt::format("/proc/self/fd/{}", fd) : temp;
     direct_fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_DIRECT);
   }

@@ -33,7 +33,12 @@
 // order; buckets are then sorted and gathered into output blocks by the workers, placed in
 // the output in bucket order and written there in parallel (positional writes into the
 // temporary output file; in order to pipes and devices). Scanning is repeated per worker
-// (at most 4), the price of lock-free buckets.
+// (at most 4), the price of lock-free buckets. Data too big for memory skips the page cache
+// where the file system allows (O_DIRECT): bucket files are written from page-aligned
+// buffers of 256 KiB or more, and output blocks from bucket files are gathered at their
+// place's spot in the page so their whole pages go straight to the file
+// (safe_output::write_at). On a VM the kernel's page-cache copies cost about a second of
+// CPU per GB written; skipping them took 10.5 GB under 1 GB of memory from ~40 s to ~32 s.
 //
 // Sampling (options.sample = K): the K records with the smallest keys, in key order, kept
 // in a max-heap while streaming (reservoir sampling by random keys, one pass, O(K) memory;
