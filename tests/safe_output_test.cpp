@@ -264,7 +264,7 @@ TEST(SafeOutput, LargeRangesOnTheirPageSpotSkipTheCacheAndLandInOrder) {
     const auto at = out.reserve(n);
     ASSERT_TRUE(at.has_value());
     ASSERT_EQ(*at, expect.size());
-    buffers.emplace_back(static_cast<char*>(std::aligned_alloc(4096, n + 8192)), &std::free);
+    buffers.emplace_back(static_cast<char*>(std::aligned_alloc(4096, (n + 8192) / 4096 * 4096)), &std::free);
     const std::size_t pad = (*at % 4096) + (i == 5 ? 1 : 0);  // range 5: off its spot
     char* p = buffers.back().get() + pad;
     for (std::size_t k = 0; k < n; ++k) p[k] = static_cast<char>('a' + (k * 7 + static_cast<std::size_t>(i)) % 26);
