@@ -23,7 +23,11 @@ struct http_request {
   std::string_view target;         // path and query
   std::string_view authorization;  // the Authorization header, if any
   std::string_view body;
-  std::string_view client;         // peer address, for rate limiting
+  std::string_view client;         // the real client's address (the peer, or X-Forwarded-For from a trusted proxy)
+  // Which listener the request arrived on: with `serve --operator-listen`, operator routes
+  // answer only on the operator listener and public routes only on the public one.
+  enum class listener_role { all, public_only, operator_only };
+  listener_role role = listener_role::all;
   // Where a write's answer is built once committed (e.g. the connection's strand), so the
   // store's writer thread only commits. Empty: on the writer thread.
   std::function<void(std::function<void()>)> defer;
@@ -65,6 +69,9 @@ class api {
   void add_page(std::string path, std::string content_type, std::string_view body);
   [[nodiscard]] std::string metrics();
   void flush() { store_.flush(); }  // every accepted write answered
+  // Counts a response the transport answered itself (413, 431, 503 at the connection cap...)
+  // in /metrics, as if handle() had answered it.
+  void count(unsigned status) noexcept;
 
  private:
   struct route_match;
@@ -76,7 +83,6 @@ class api {
   http_response get_table(std::string_view table);
   http_response get_log(std::string_view table, std::string_view query);
   http_response get_audit(std::string_view table, std::string_view query);
-  void count(unsigned status) noexcept;
 
   store& store_;
   api_options options_;
