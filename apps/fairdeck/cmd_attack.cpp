@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "card_output.hpp"
+#include "report_output.hpp"
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/attack.hpp"

@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "audit_report.hpp"
+#include "report_output.hpp"
 #include "command.hpp"
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/runtimes/audit.hpp"

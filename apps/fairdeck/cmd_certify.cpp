@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "certify_report.hpp"
+#include "report_output.hpp"
 #include "command.hpp"
 #include "fairdeck/certify/certify.hpp"
 #include "fairdeck/certify/evidence.hpp"

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "card_output.hpp"
+#include "report_output.hpp"
 #include "command.hpp"
 #include "fairdeck/shuffle/fairness.hpp"
 #include "fairdeck/shuffle/shuffle_deck.hpp"

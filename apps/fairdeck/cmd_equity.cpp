@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "card_output.hpp"
+#include "report_output.hpp"
 #include "command.hpp"
 #include "fairdeck/poker/equity.hpp"
 #include "fairdeck/poker/odds.hpp"

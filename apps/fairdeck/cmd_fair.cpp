@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "card_output.hpp"
+#include "report_output.hpp"
 #include "cmd_fair_page.hpp"
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "card_output.hpp"
+#include "report_output.hpp"
 #include "command.hpp"
 #include "fairdeck/runtimes/audit.hpp"
 #include "fairdeck/runtimes/runtime.hpp"

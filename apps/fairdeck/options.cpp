@@ -101,14 +101,6 @@ CLI::Option* add_threads_option(CLI::App& cmd, unsigned& threads, const std::str
   return cmd.add_option("--threads", threads, description)->capture_default_str()->check(CLI::Validator(check, "", "threads"));
 }
 
-nlohmann::json engine_json(const engine_spec& spec) {
-  const auto& inf = info(spec.id);
-  nlohmann::json j{{"name", inf.name}, {"secure", spec.secure()},
-                   {"reproducible", spec.reproducible()}};
-  if (spec.reproducible() && !spec.key) j["seed"] = spec.seed;
-  return j;
-}
-
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }
 
 }  // namespace fairdeck::cli

@@ -9,6 +9,7 @@
 
 #include "fairdeck/cards/card.hpp"
 #include "fairdeck/random/engine_registry.hpp"
+#include "fairdeck/report/engine.hpp"
 #include "fairdeck/shuffle/algorithm.hpp"
 #include "fairdeck/util/parallel.hpp"
 
@@ -47,7 +48,7 @@ using fairdeck::max_threads;  // util/parallel.hpp: the library applies the same
 CLI::Option* add_threads_option(CLI::App& cmd, unsigned& threads, const std::string& description);
 
 // {"name", "secure", "reproducible", "seed"?} for --json output.
-[[nodiscard]] nlohmann::json engine_json(const engine_spec& spec);
+using report::engine_json;  // {"name", "secure", "reproducible"[, "seed"]}
 
 // Writes JSON (pretty, newline-terminated) to stdout.
 void print_json(const nlohmann::json& j);

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "../fairdeck/audit_report.hpp"
-#include "../fairdeck/card_output.hpp"
+#include "fairdeck/report/audit.hpp"
+#include "fairdeck/report/cards.hpp"
 #include "fairdeck/stats/audit.hpp"
 
 namespace fairdeck::service {
@@ -290,7 +290,7 @@ void api::handle(const http_request& req, respond_fn respond) {
       return write(std::move(d), req, std::move(respond), [g](write_result& r) {
         json j = deal_json(r);
         const deck_spec spec{r.rec->decks, r.rec->jokers};
-        cli::add_game_json(j, cli::game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
+        report::add_game_json(j, game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
         return json_response(200, j);
       });
     }
@@ -386,18 +386,18 @@ http_response api::get_audit(std::string_view table, std::string_view query) {
     for (const auto& t : result.tests)
       if (t.p_value) ps.emplace_back(t.name, *t.p_value);
   }
-  cli::audit_run_info info;
+  report::audit_run_info info;
   info.source = "input";
   info.pairs_planned = 1;
   if (format == "html") {
     std::ostringstream out;
-    cli::write_audit_html(out, {result}, info);
+    report::write_audit_html(out, {result}, info);
     http_response r;
     r.content_type = "text/html; charset=utf-8";
     r.body = std::move(out).str();
     return r;
   }
-  json j = cli::audit_json({result}, info);
+  json j = report::audit_json({result}, info);
   j["table"] = table;
   j["deals"] = deals;
   j["chain"] = chain;

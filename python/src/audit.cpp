@@ -2,7 +2,7 @@
 // fairdeck.audit_shuffle (simulated deals, as `fairdeck audit --algorithm A --engine E`).
 // Input decks go through the library's own reader (stats::audit_stream) as text lines, so
 // validation, line numbers and messages are those of `fairdeck audit --input`; the report
-// (JSON, HTML, plain words) is the CLI's (apps/fairdeck/audit_report.cpp, compiled in).
+// (JSON, HTML, plain words) is fairdeck/report's, the layer the CLI prints.
 #include <functional>
 #include <istream>
 #include <sstream>
@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
-#include "audit_report.hpp"
 #include "common.hpp"
+#include "fairdeck/report/audit.hpp"
 #include "fairdeck/stats/audit.hpp"
 #include "fairdeck/util/safe_output.hpp"
 
@@ -42,8 +42,8 @@ class line_buffer : public std::streambuf {
 
 struct py_audit {
   stats::audit_result result;
-  cli::audit_run_info run;
-  [[nodiscard]] nlohmann::json json() const { return cli::audit_json({result}, run); }
+  report::audit_run_info run;
+  [[nodiscard]] nlohmann::json json() const { return report::audit_json({result}, run); }
 };
 
 py::object json_to_python(const nlohmann::json& j) {
@@ -81,7 +81,7 @@ stats::input_settings input_settings(double alpha, const std::string& format, st
 
 py_audit finish(stats::audit_result r, double alpha, std::optional<std::uint64_t> seed, const char* source) {
   py_audit a{std::move(r), {}};
-  a.run = cli::audit_run_info{seed, alpha, source, 1, !a.result.complete, ""};
+  a.run = report::audit_run_info{seed, alpha, source, 1, !a.result.complete, ""};
   return a;
 }
 
@@ -219,8 +219,8 @@ most alpha. p_values maps each test's name to its p-value (None when the test wa
                              })
       .def_property_readonly("tests", [](const py_audit& a) { return json_to_python(a.json()["audits"][0]["tests"]); },
                              "Every test as in --json: name, description, distribution, statistic, df, p_value, passed")
-      .def_property_readonly("failed_tests", [](const py_audit& a) { return cli::failed_tests(a.result); })
-      .def_property_readonly("summary", [](const py_audit& a) { return cli::plain_verdict(a.result); },
+      .def_property_readonly("failed_tests", [](const py_audit& a) { return report::failed_tests(a.result); })
+      .def_property_readonly("summary", [](const py_audit& a) { return report::plain_verdict(a.result); },
                              "One or two sentences a non-statistician can act on")
       .def_property_readonly("position_card",
                              [](const py_audit& a) {
@@ -239,9 +239,9 @@ most alpha. p_values maps each test's name to its p-value (None when the test wa
       .def("html",
            [](const py_audit& a, const std::string& path) {
              std::ostringstream page;
-             cli::audit_run_info run = a.run;
+             report::audit_run_info run = a.run;
              run.html_path = path;
-             cli::write_audit_html(page, {a.result}, run);
+             report::write_audit_html(page, {a.result}, run);
              safe_output out(path);  // temp file + rename for regular files; nothing partial
              out.write(page.view());
              out.commit();
@@ -250,7 +250,7 @@ most alpha. p_values maps each test's name to its p-value (None when the test wa
       .def("__repr__", [](const py_audit& a) {
         return fmt::format("<fairdeck.AuditResult {} ({} decks of {} cards; worst p {} in {})>",
                            a.result.decision.biased ? "biased" : "fair", a.result.counts.trials, a.result.counts.n,
-                           cli::format_p(a.result.decision.worst_p), a.result.decision.worst_test);
+                           report::format_p(a.result.decision.worst_p), a.result.decision.worst_test);
       });
 
   m.def("audit", &audit, py::arg("decks"), py::kw_only(), py::arg("alpha") = 1e-4, py::arg("format") = "auto",

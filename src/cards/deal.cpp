@@ -38,4 +38,32 @@ std::vector<std::vector<card_t>> deal_hands(std::span<const card_t> deck, unsign
   return out;
 }
 
+std::uint64_t cards_needed(const game_request& g) noexcept {
+  if (g.holdem) return holdem_layout{g.players}.cards_used();
+  return std::uint64_t{g.hands} * g.cards;
+}
+
+std::optional<game_problem> validate_game(const game_request& g, const deck_spec& deck) noexcept {
+  if (g.holdem && (g.hands || g.cards)) return game_problem::holdem_with_hands;
+  if (g.holdem && !g.players) return game_problem::holdem_without_players;
+  if (g.holdem && (g.players < holdem_min_players || g.players > holdem_max_players))
+    return game_problem::players_out_of_range;
+  if (!g.holdem && (g.hands == 0) != (g.cards == 0)) return game_problem::hands_without_cards;
+  if (cards_needed(g) > deck.size()) return game_problem::deck_too_small;
+  return std::nullopt;
+}
+
+std::string describe(game_problem p, const game_request& g, const deck_spec& deck) {
+  switch (p) {
+    case game_problem::holdem_with_hands: return "hold'em deals by players, not by hands and cards";
+    case game_problem::holdem_without_players:
+    case game_problem::players_out_of_range:
+      return fmt::format("hold'em needs {} to {} players, got {}", holdem_min_players, holdem_max_players, g.players);
+    case game_problem::hands_without_cards: return "hands and cards go together (both at least 1)";
+    case game_problem::deck_too_small:
+      return fmt::format("this deal needs {} cards but the deck has {}", cards_needed(g), deck.size());
+  }
+  return "this deal cannot be dealt";
+}
+
 }  // namespace fairdeck

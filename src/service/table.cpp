@@ -76,18 +76,22 @@ write_result do_set_seed(const set_client_seed& req, transaction& tx) {
   return out;
 }
 
+// The shared rule (fairdeck::validate_game), worded for a table: its seats are the players.
 std::optional<std::string> check_game(const game_spec& g, const table_state& t) {
-  if (g.holdem) {
-    if (t.seats < holdem_min_players || t.seats > holdem_max_players)
+  const game_request req{g.holdem, g.holdem ? t.seats : 0, g.holdem ? 0 : g.hands, g.holdem ? 0 : g.cards};
+  const auto problem = validate_game(req, t.spec);
+  if (!problem) return std::nullopt;
+  switch (*problem) {
+    case game_problem::holdem_with_hands:  // not reachable: hold'em ignores hands and cards here
+    case game_problem::holdem_without_players:
+    case game_problem::players_out_of_range:
       return fmt::format("hold'em needs {}..{} seats; this table has {}", holdem_min_players, holdem_max_players,
                          t.seats);
-    if (holdem_layout{t.seats}.cards_used() > t.spec.size()) return "the shoe is too small for hold'em at this table";
-    return std::nullopt;
+    case game_problem::hands_without_cards: return "\"hands\" and \"cards\" go together (both at least 1)";
+    case game_problem::deck_too_small: break;
   }
-  if ((g.hands == 0) != (g.cards == 0)) return "\"hands\" and \"cards\" go together (both at least 1)";
-  if (std::uint64_t{g.hands} * g.cards > t.spec.size())
-    return fmt::format("{} hands of {} cards need more than the {} cards of the shoe", g.hands, g.cards, t.spec.size());
-  return std::nullopt;
+  if (g.holdem) return "the shoe is too small for hold'em at this table";
+  return fmt::format("{} hands of {} cards need more than the {} cards of the shoe", g.hands, g.cards, t.spec.size());
 }
 
 write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {

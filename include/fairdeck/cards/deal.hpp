@@ -3,7 +3,10 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "fairdeck/cards/card.hpp"
@@ -42,5 +45,33 @@ struct holdem_deal {
 // H hands of C cards, dealt one card at a time round the table (hand h gets positions
 // h, H + h, 2H + h, ...). Throws std::invalid_argument if H*C exceeds the deck.
 [[nodiscard]] std::vector<std::vector<card_t>> deal_hands(std::span<const card_t> deck, unsigned hands, unsigned cards);
+
+// What to deal from a shuffled deck: hold'em for `players`, or `hands` hands of `cards`
+// cards round the table, or nothing (just the deck). One rule for every front end (the CLI's
+// `deal`/`fair deal`, fairdeckd's deals): validate_game says what cannot be dealt, and each
+// front end words it in its own terms (a flag, a JSON field, a table's seats).
+struct game_request {
+  bool holdem = false;
+  unsigned players = 0;
+  unsigned hands = 0;
+  unsigned cards = 0;
+  [[nodiscard]] bool any() const noexcept { return holdem || hands || cards; }
+};
+
+enum class game_problem {
+  holdem_with_hands,       // hold'em deals by players, not hands x cards
+  holdem_without_players,  // hold'em with players == 0
+  players_out_of_range,    // outside [holdem_min_players, holdem_max_players]
+  hands_without_cards,     // exactly one of hands, cards is 0
+  deck_too_small,          // cards_needed(g) > the deck's size
+};
+
+// Cards the deal takes from the top of the deck (hold'em: 2P + 8 with burns); 0 for nothing.
+// Meaningful once validate_game found no problem with the players.
+[[nodiscard]] std::uint64_t cards_needed(const game_request& g) noexcept;
+// The first problem that keeps `g` from being dealt from `deck`, or nullopt. O(1).
+[[nodiscard]] std::optional<game_problem> validate_game(const game_request& g, const deck_spec& deck) noexcept;
+// The problem in the library's own words ("hold'em needs 2 to 22 players, got 1").
+[[nodiscard]] std::string describe(game_problem p, const game_request& g, const deck_spec& deck);
 
 }  // namespace fairdeck

@@ -1,17 +1,15 @@
-#include "audit_report.hpp"
+#include "fairdeck/report/audit.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-namespace fairdeck::cli {
+namespace fairdeck::report {
 namespace {
 
 std::string percent(double x) { return fmt::format("{:.2f}%", 100 * x); }
@@ -38,19 +36,6 @@ nlohmann::json first_position_json(const stats::audit_result& r, Label label) {
     j[key] = j.value(key, std::uint64_t{0}) + r.counts.at(0, c);
   }
   return j;
-}
-
-// Width to wrap sentences at: the terminal's, or $COLUMNS; 0 (no wrapping) for pipes/files.
-std::size_t text_width() {
-  if (::isatty(STDOUT_FILENO) == 1) {
-    struct winsize ws {};
-    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
-  }
-  if (const char* c = std::getenv("COLUMNS")) {
-    const long w = std::strtol(c, nullptr, 10);
-    if (w >= 40 && w <= 1000) return static_cast<std::size_t>(w);
-  }
-  return 0;
 }
 
 // Greedy word wrap (the words stay whole; a longer word gets its own line).
@@ -152,7 +137,7 @@ std::string effect_cell(const stats::audit_result& r) {
 
 std::string plain_verdict(const stats::audit_result& r) {
   const auto& d = r.decision;
-  const std::string who = cli::who(r);
+  const std::string who = report::who(r);
   const bool plural = r.algorithm == "input";  // "the decks from stdin are"
   std::string s;
   if (d.tests_run == 0)
@@ -182,10 +167,12 @@ std::string plain_verdict(const stats::audit_result& r) {
   return s;
 }
 
-void print_audit_table(const std::vector<stats::audit_result>& results, const audit_run_info& run) {
+std::string audit_table(const std::vector<stats::audit_result>& results, const audit_run_info& run, std::size_t width) {
+  std::string out;
+  auto it = std::back_inserter(out);
   if (!results.empty()) {
     const auto& r0 = results.front();
-    fmt::print("fairdeck audit: {} cards, {}alpha {:g} per pair (Bonferroni over its tests)\n", r0.counts.n,
+    fmt::format_to(it, "fairdeck audit: {} cards, {}alpha {:g} per pair (Bonferroni over its tests)\n", r0.counts.n,
                run.seed ? fmt::format("seed {}, ", *run.seed) : std::string(), run.alpha);
   }
   // Columns as wide as their longest entry, so long names never push a row out of line.
@@ -196,27 +183,27 @@ void print_audit_table(const std::vector<stats::audit_result>& results, const au
     wt = std::max(wt, r.decision.worst_test.size());
   }
   const bool catalogued = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.algorithm_fair.has_value(); });
-  fmt::print("{:<{}} {:<{}} {:<7} {}{:>9}  {:<{}} {:>26}  {:>12}\n", "algorithm", wa, "engine", we, "verdict",
+  fmt::format_to(it, "{:<{}} {:<{}} {:<7} {}{:>9}  {:<{}} {:>26}  {:>12}\n", "algorithm", wa, "engine", we, "verdict",
              catalogued ? "expected " : "", "worst p", "(test)", wt, "effect (95% bounds)", "deals");
   for (const auto& r : results) {
     const auto& d = r.decision;
     const std::string effect = fmt::format("{} [{}, {}]", percent(r.effect.max_deviation), percent(r.effect.lower),
                                            percent(r.effect.upper));
     const std::string expected = catalogued ? fmt::format("{:<8} ", expected_verdict(r).value_or("-")) : "";
-    fmt::print("{:<{}} {:<{}} {:<7} {}{:>9}  {:<{}} {:>26}  {:>12}{}\n", r.algorithm, wa, r.engine, we,
+    fmt::format_to(it, "{:<{}} {:<{}} {:<7} {}{:>9}  {:<{}} {:>26}  {:>12}{}\n", r.algorithm, wa, r.engine, we,
                d.tests_run == 0 ? "n/a" : d.biased ? "BIASED" : "fair", expected, format_p(d.worst_p), d.worst_test, wt,
                effect, r.counts.trials, r.complete ? "" : " (partial)");
   }
-  fmt::print("\n");
-  const std::size_t width = text_width();
-  for (const auto& r : results) fmt::print("{}\n", wrap(plain_verdict(r), width));
+  fmt::format_to(it, "\n");
+  for (const auto& r : results) fmt::format_to(it, "{}\n", wrap(plain_verdict(r), width));
   if (run.interrupted)
-    fmt::print("\nInterrupted: {} of {} audits shown, the last with partial counts.\n", results.size(),
+    fmt::format_to(it, "\nInterrupted: {} of {} audits shown, the last with partial counts.\n", results.size(),
                run.pairs_planned);
-  fmt::print("\n{}\n", wrap(bottom_line(results), width));
-  fmt::print("{}\n", wrap(run.html_path.empty() ? "The picture (heat maps, charts, every test): add --html report.html"
+  fmt::format_to(it, "\n{}\n", wrap(bottom_line(results), width));
+  fmt::format_to(it, "{}\n", wrap(run.html_path.empty() ? "The picture (heat maps, charts, every test): add --html report.html"
                                                  : fmt::format("The picture (heat maps, charts, every test): {}", run.html_path),
                           width));
+  return out;
 }
 
 nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const audit_run_info& run) {
@@ -294,4 +281,4 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
   return j;
 }
 
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::report

@@ -1,15 +1,15 @@
-#include "certify_report.hpp"
+#include "fairdeck/report/certify.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "audit_report.hpp"
+#include "fairdeck/report/audit.hpp"
+#include "fairdeck/report/engine.hpp"
 #include "fairdeck/certify/evidence.hpp"
-#include "options.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::report {
 namespace {
 
 constexpr std::string_view version = FAIRDECK_VERSION;  // the project version, as `fairdeck --version`
@@ -193,15 +193,18 @@ void write_certify_html(std::ostream& out, const nlohmann::json& r, const stats:
          "signed JSON report with <code>fairdeck certify verify REPORT</code>.</small></p>\n</body></html>\n";
 }
 
-void print_certify_table(const nlohmann::json& r) {
-  fmt::print("{:<24} {:<7} {:>12} {:<8} {}\n", "test", "family", "p-value", "result", "data");
+std::string certify_table(const nlohmann::json& r) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "{:<24} {:<7} {:>12} {:<8} {}\n", "test", "family", "p-value", "result", "data");
   for (const auto& t : r["tests"]) {
     const std::string p = t["p_value"].is_null() ? "-" : fmt::format("{:.4g}", t["p_value"].get<double>());
-    fmt::print("{:<24} {:<7} {:>12} {:<8} {} {}{}\n", t["name"].get<std::string>(), t["family"].get<std::string>(), p,
+    fmt::format_to(it, "{:<24} {:<7} {:>12} {:<8} {} {}{}\n", t["name"].get<std::string>(), t["family"].get<std::string>(), p,
                t["result"].get<std::string>(), t["sample"].get<std::uint64_t>(), t["unit"].get<std::string>(),
                t["result"] == "invalid" ? fmt::format(" ({})", t["note"].get<std::string>()) : "");
   }
-  fmt::print("\nverdict: {} ({})\n", r["verdict"].get<std::string>(), r["decision_rule"]["rule"].get<std::string>());
+  fmt::format_to(it, "\nverdict: {} ({})\n", r["verdict"].get<std::string>(), r["decision_rule"]["rule"].get<std::string>());
+  return out;
 }
 
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::report

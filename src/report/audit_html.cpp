@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "audit_report.hpp"
+#include "fairdeck/report/audit.hpp"
 #include "fairdeck/shuffle/mixing.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::report {
 namespace {
 
 std::string escape(std::string_view s) {
@@ -290,4 +290,4 @@ std::string audit_charts_html(const stats::audit_result& r) {
 }
 std::string_view html_style() noexcept { return style; }
 
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::report

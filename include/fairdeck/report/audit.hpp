@@ -13,7 +13,7 @@
 
 #include "fairdeck/stats/audit.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::report {
 
 struct audit_run_info {
   std::optional<std::uint64_t> seed;  // simulated audits with seeded engines
@@ -46,7 +46,10 @@ struct audit_run_info {
 // One or two sentences a non-statistician can act on.
 [[nodiscard]] std::string plain_verdict(const stats::audit_result& r);
 
-void print_audit_table(const std::vector<stats::audit_result>& results, const audit_run_info& run);
+// The terminal table, plain-words verdicts and bottom line; sentences wrapped at `width`
+// columns (0: no wrapping). The CLI passes its terminal's width.
+[[nodiscard]] std::string audit_table(const std::vector<stats::audit_result>& results, const audit_run_info& run,
+                                      std::size_t width);
 [[nodiscard]] nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const audit_run_info& run);
 // One self-contained HTML page (inline SVG and CSS, no scripts, no network).
 void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>& results, const audit_run_info& run);
@@ -58,4 +61,4 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
 [[nodiscard]] std::string audit_charts_html(const stats::audit_result& r);
 [[nodiscard]] std::string_view html_style() noexcept;
 
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::report

@@ -11,7 +11,7 @@
 
 #include "fairdeck/certify/certify.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::report {
 
 struct certify_context {
   std::optional<engine_spec> engine;  // engine under test, when any
@@ -29,6 +29,7 @@ void sign_report(nlohmann::json& report, const std::string& key_file);
 // `decks`: the deck family's audit, when decks were certified: its heat map and charts.
 void write_certify_html(std::ostream& out, const nlohmann::json& report,
                         const stats::audit_result* decks = nullptr);
-void print_certify_table(const nlohmann::json& report);
+// The terminal summary: one line per test, then the verdict.
+[[nodiscard]] std::string certify_table(const nlohmann::json& report);
 
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::report
