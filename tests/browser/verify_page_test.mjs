@@ -146,9 +146,9 @@ const flipHex = (h) => (h[0] === "0" ? "1" : "0") + h.slice(1);
 const tamper = (name, base, edit, reason, shot) => { const d = clone(base); edit(d); return dealCase(`tampered deal rejected: ${name}`, d, "failed", reason, shot); };
 await tamper("server seed", single, (d) => { d.server_seed = flipHex(d.server_seed); }, /not the one committed to/);
 await tamper("commitment", single, (d) => { d.commitment = flipHex(d.commitment); }, /not the one committed to/);
-await tamper("client seed", single, (d) => { d.client_seed += "x"; delete d.seat_seeds; }, /Position \d+: the spec deals/);
+await tamper("client seed", single, (d) => { d.client_seed += "x"; delete d.seat_seeds; }, /Position \d+ \(card \d+ dealt\): the spec deals/);
 await tamper("client seed against its seat seed", single, (d) => { d.client_seed += "x"; }, /hand's client seed is .*, not the published/);
-await tamper("nonce", single, (d) => { d.nonce = "1"; }, /Position \d+: the spec deals/);
+await tamper("nonce", single, (d) => { d.nonce = "1"; }, /Position \d+ \(card \d+ dealt\): the spec deals/);
 await tamper("nonce with a leading zero", single, (d) => { d.nonce = "00"; }, /not a canonical decimal integer/);
 await tamper("one card", single, (d) => { d.cards[17] = d.cards[17] === "Ah" ? "Kh" : "Ah"; }, /Position 17 \(card 18 dealt\): the spec deals/);
 // Positions count from 0, as in the CLI (`fair verify`: "position 2 (card 3 dealt)") and the docs.
@@ -294,6 +294,7 @@ if (opt.shots) {
   await dealCase("screenshot: verified deal", holdem, "verified", null, shot("verify-page-verified.png"));
   const bad = clone(single); bad.cards[4] = bad.cards[4] === "Ah" ? "Kh" : "Ah";
   await dealCase("screenshot: failed deal", bad, "failed", null, shot("verify-page-failed.png"));
+  await dealCase("screenshot: deal not revealed yet", { ...multi, server_seed: undefined }, "unrevealed", null, shot("verify-page-unrevealed.png"));
   await runCase("screenshot: verified log", { hash: `#log=${b64url(big)}`, expect: "verified", shot: shot("verify-page-log-verified.png") });
   // A phone's screen: a log with one skipped nonce (hash chain sound), named by the page.
   const skipped = genLog({ ...bigSpec, mutate: [{ seq: 5, field: "nonce", value: 4 }] });
