@@ -52,6 +52,10 @@ export async function liveServiceCases({ fairdeckd, work, source, dealCase, logC
     const before = await api("GET", `/v1/tables/${table}/log`);
     await logCase("live service: log before the reveal (deals pending)", before.text, "verified", /3 deal\(s\) under the seed still in force/);
 
+    // A deal response as served before the reveal: waiting, not failed.
+    await dealCase("live service: deal 1 before the reveal is 'not revealed yet'", { ...deals[0], seat_seeds: seats }, "unrevealed",
+      /derived from the 2 seats/, null, { headline: /^Not revealed yet/ });
+
     const { revealed_seed } = (await api("POST", `/v1/tables/${table}/rotate`, {})).json;
     const exposed = [before.text, ...deals.map((d) => JSON.stringify(d))].some((t) => t.includes(revealed_seed));
     report(!exposed, "live service: the seed never appeared before its rotation", "the seed was in a deal response or the log before rotate");
