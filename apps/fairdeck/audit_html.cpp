@@ -230,7 +230,8 @@ details>summary h2{display:inline;border:0;margin:0;padding:0}figure.charts svg{
 .grid{flex-wrap:nowrap}@media (max-width:900px){.grid{flex-wrap:wrap}}@media print{details{display:block}}.axis{font-size:12px;fill:#444}.tick{font-size:11px;fill:#444}
 small{color:#666}
 .scroll{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}figure{min-width:0;max-width:100%}
-@media (max-width:600px){body{margin:12px auto;padding:0 10px}h1{font-size:22px}nav ol{columns:1}}
+@media (max-width:600px){body{margin:12px auto;padding:0 10px}h1{font-size:22px}nav ol{columns:1}
+table{font-size:13px}td,th{padding:2px 5px}table.tests td:nth-child(2){min-width:11em}}
 </style>)";
 
 }  // namespace
