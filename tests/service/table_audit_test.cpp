@@ -200,6 +200,80 @@ TEST(ShoeAudit, CopiesAreGivenByTheDealHashAndEveryDealCounts) {
   EXPECT_NE(big.unauditable().find("larger than the 2048 cards"), std::string::npos) << big.unauditable();
 }
 
+// A store that serves whatever log the test gives it (to swap histories under the cache).
+struct fake_store : store {
+  std::vector<record> records;
+  void submit(write_request, done_fn) override {}
+  std::optional<std::vector<record>> log(std::string_view, std::optional<std::uint64_t> after, std::size_t limit) override {
+    std::vector<record> out;
+    for (const auto& r : records)
+      if ((!after || r.seq > *after) && out.size() < limit) out.push_back(r);
+    return out;
+  }
+  std::optional<table_state> table(std::string_view id) override {
+    table_state t;
+    t.id = std::string(id);
+    t.next_seq = records.size();
+    t.head_hash = records.empty() ? std::string(zero_hash) : records.back().hash;
+    return t;
+  }
+  std::vector<std::string> token_hashes() override { return {}; }
+  void add_token_hash(std::string_view) override {}
+  void ping() override {}
+  commit_stats stats() const override { return {}; }
+  void flush() override {}
+  std::string_view kind() const noexcept override { return "fake"; }
+};
+
+TEST_F(audit_fixture, ACacheIsNeverServedForAnotherHistory) {
+  open("t", 2);
+  deal_n("t", 8, 3);
+  const auto one = log("t");
+  test_dir other_dir;
+  store_options o2;
+  o2.db = (other_dir.path / "t.db").string();
+  init_store(o2);
+  auto s2 = open_store(o2);
+  ASSERT_EQ(s2->execute(open_table{2, {}, "t"}).code, outcome::ok);
+  for (unsigned i = 1; i <= 2; ++i) ASSERT_EQ(s2->execute(set_client_seed{"t", i, "q", std::nullopt}).code, outcome::ok);
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_EQ(s2->execute(deal{"t", {}}).code, outcome::ok);
+    if (i % 3 == 2) {
+      ASSERT_EQ(s2->execute(rotate{"t"}).code, outcome::ok);
+    }
+  }
+  const auto two = s2->log("t", std::nullopt, 1000).value();
+  ASSERT_EQ(one.size(), two.size());
+  ASSERT_NE(one.back().hash, two.back().hash);
+
+  const auto fresh = [](const std::vector<record>& rs) {
+    table_audit a;
+    for (const auto& r : rs) a.fold(r);
+    return std::pair{a.records(), audit_text(a.audit("t"))};
+  };
+  fake_store fs;
+  audit_cache cache;
+  const auto seen = [&] {
+    std::pair<std::uint64_t, std::string> out;
+    EXPECT_TRUE(cache.with(fs, "t", [&](audit_entry& e) { out = {e.audit.records(), audit_text(e.audit.audit("t"))}; }));
+    return out;
+  };
+  const auto prefix = [](const std::vector<record>& rs, std::size_t n) { return std::vector<record>(rs.begin(), rs.begin() + n); };
+  fs.records = one;
+  EXPECT_EQ(seen(), fresh(one));
+  fs.records = prefix(two, 5);  // behind the cache (an older backup of another history)
+  EXPECT_EQ(seen(), fresh(prefix(two, 5)));
+  fs.records = two;  // continues what was folded
+  EXPECT_EQ(seen(), fresh(two));
+  fs.records = one;  // same seq, another head hash
+  EXPECT_EQ(seen(), fresh(one));
+  fs.records = prefix(one, 4);
+  EXPECT_EQ(seen(), fresh(prefix(one, 4)));
+  fs.records = two;  // longer, but record 4 does not continue the cached head
+  EXPECT_EQ(seen(), fresh(two));
+  EXPECT_EQ(cache.tables(), 1u);
+}
+
 TEST_F(audit_fixture, AnswerIsByteIdenticalToAFreshAuditAfterIncrements) {
   open("t", 2);
   api a(*s);
