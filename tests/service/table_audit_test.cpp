@@ -13,6 +13,7 @@
 
 #include "../../apps/fairdeck/audit_report.hpp"
 #include "api.hpp"
+#include "fairdeck/security/provably_fair.hpp"
 #include "fairdeck/service/store.hpp"
 #include "fairdeck/service/table_audit.hpp"
 #include "fairdeck/service/work_pool.hpp"
@@ -272,6 +273,88 @@ TEST_F(audit_fixture, ACacheIsNeverServedForAnotherHistory) {
   fs.records = two;  // longer, but record 4 does not continue the cached head
   EXPECT_EQ(seen(), fresh(two));
   EXPECT_EQ(cache.tables(), 1u);
+}
+
+TEST(ShoeAudit, AFairShoeLooksFairAndASloppyOneDoesNot) {
+  // 3,000 two-deck deals from the provably fair deck (fixed seed: deterministic) pass; 3,000
+  // shoes where only the top 10 cards were shuffled in (the rest in factory order) do not.
+  const deck_spec spec{2, 0};
+  const auto seed = fair::server_seed::from_hex(std::string(64, '7'));
+  table_audit fair_audit, cut_audit;
+  std::vector<card_t> sloppy = make_deck(spec);
+  for (std::uint64_t i = 1; i <= 3000; ++i) {
+    record d;
+    d.seq = i;
+    d.type = record_type::deal;
+    d.decks = 2;
+    d.hash = fmt::format("{:064x}", i);
+    d.cards = format_cards(fair::deal_deck(seed, "c", i, spec), spec);
+    fair_audit.fold(d);
+    // sloppy: only the top 10 cards shuffled, the rest in factory order
+    const auto top = fair::deal_deck(seed, "c", i, deck_spec{1, 0});
+    std::vector<card_t> deck = make_deck(spec);
+    for (std::size_t k = 0; k < 10; ++k) std::swap(deck[k], deck[top[k]]);
+    d.cards = format_cards(deck, spec);
+    cut_audit.fold(d);
+  }
+  const auto f = fair_audit.audit("fair");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_FALSE(f->decision.biased) << f->decision.worst_test << " " << f->decision.worst_p.value_or(-1);
+  const auto c = cut_audit.audit("cut");
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(c->decision.biased);
+}
+
+// A store whose reads fail, to see what the audit answers and logs.
+struct failing_store : fake_store {
+  bool unavailable = false;
+  std::optional<std::vector<record>> log(std::string_view, std::optional<std::uint64_t>, std::size_t) override {
+    if (unavailable) throw store_unavailable("cannot open /secret/path/t.db: disk I/O error");
+    throw std::runtime_error("something broke in the audit");
+  }
+};
+
+TEST(AuditErrors, A500Or503LogsOneLineAndAnswersGenerically) {
+  failing_store fs;
+  api a(fs);
+  const auto get = [&] {
+    std::promise<http_response> p;
+    auto f = p.get_future();
+    a.handle({"GET", "/v1/tables/t/audit", "", "", "c1", {}, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
+    return f.get();
+  };
+  ::testing::internal::CaptureStderr();
+  const auto r500 = get();
+  fs.unavailable = true;
+  const auto r503 = get();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(r500.status, 500u);
+  EXPECT_EQ(r503.status, 503u);
+  EXPECT_EQ(r500.body.find("something broke"), std::string::npos);
+  EXPECT_EQ(r503.body.find("/secret/path"), std::string::npos);  // paths and hosts stay in the operator's log
+  EXPECT_NE(err.find("fairdeckd: GET /v1/tables/t/audit answered 500: something broke in the audit\n"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("answered 503: cannot open /secret/path/t.db: disk I/O error\n"), std::string::npos) << err;
+}
+
+TEST_F(audit_fixture, HtmlShowsWhereTheChainFails) {
+  open("t", 1);
+  deal_n("t", 4, 2);
+  fake_store fs;
+  fs.records = log("t");
+  fs.records[2].cards = fs.records[1].cards;  // deal 2 claims deal 1's cards (rehashed: only rule 5 catches it)
+  for (std::size_t i = 2; i < fs.records.size(); ++i) seal(fs.records[i], fs.records[i - 1].hash);
+  const auto check = verify_log(fs.records);
+  ASSERT_FALSE(check.ok);
+  api a(fs);
+  const auto html = call(a, "GET", "/v1/tables/t/audit?format=html");
+  ASSERT_EQ(html.status, 200u);
+  EXPECT_NE(html.body.find(fmt::format("chain check FAILED at record {}</b>: {}", *check.failed_seq, check.reason)),
+            std::string::npos)
+      << html.body.substr(0, 3000);
+  const auto j = nlohmann::json::parse(call(a, "GET", "/v1/tables/t/audit").body);
+  EXPECT_EQ(j["chain"]["verified"], false);
+  EXPECT_EQ(j["chain"]["failed_seq"], *check.failed_seq);
 }
 
 TEST_F(audit_fixture, AnswerIsByteIdenticalToAFreshAuditAfterIncrements) {
