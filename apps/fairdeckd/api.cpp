@@ -121,7 +121,11 @@ void latency_histogram::write(std::string& out, std::string_view name) const {
 // ---- api ----
 
 api::api(store& s, api_options o)
-    : store_(s), options_(o), auth_failures_(o.auth_failures_per_minute, o.max_tracked_clients) {}
+    : store_(s),
+      options_(o),
+      auth_failures_(o.auth_failures_per_minute, o.max_tracked_clients),
+      audits_(o.audit_cache_bytes),
+      audit_pool_(o.audit_threads, o.audit_queue) {}
 
 void api::add_page(std::string path, std::string content_type, std::string_view body) {
   pages_[std::move(path)] = {std::move(content_type), body};
@@ -196,63 +200,155 @@ http_response api::get_log(std::string_view table, std::string_view query) {
     if (!v || *v == 0 || *v > limit) return error(400, "limit must be 1..100000");
     limit = static_cast<std::size_t>(*v);
   }
-  const auto records = store_.log(table, after, limit);
-  if (!records) return error(404, fmt::format("no table '{}'", table));
-  json arr = json::array();
-  for (const auto& r : *records) arr.push_back(to_json(r));
-  json j{{"table", table}, {"records", std::move(arr)}};
-  if (records->size() == limit) j["next_after"] = records->back().seq;
-  return json_response(200, j);
+  // Read in rounds and stop the page once its JSON passes log_page_bytes (at least one record
+  // per page), so one request costs a bounded read however large the table is.
+  constexpr std::size_t round = 512;
+  std::string items;
+  std::size_t count = 0;
+  std::optional<std::uint64_t> cursor = after;
+  bool full = false;
+  while (count < limit && !full) {
+    const std::size_t want = std::min(round, limit - count);
+    const auto records = store_.log(table, cursor, want);
+    if (!records) return error(404, fmt::format("no table '{}'", table));
+    for (const auto& r : *records) {
+      std::string item = to_json(r).dump(-1, ' ', false, json::error_handler_t::replace);
+      if (count > 0 && items.size() + item.size() + 1 > options_.log_page_bytes) {
+        full = true;
+        break;
+      }
+      if (count > 0) items.push_back(',');
+      items += item;
+      ++count;
+      cursor = r.seq;
+    }
+    if (records->size() < want) break;
+  }
+  // The keys in nlohmann's (sorted) order, as json_response would write them.
+  http_response resp;
+  if (full || count == limit) resp.body = fmt::format("{{\"next_after\":{},", *cursor);
+  else resp.body = "{";
+  resp.body += "\"records\":[" + items + "],\"table\":" + json(table).dump() + "}\n";
+  return resp;
 }
 
-http_response api::get_audit(std::string_view table, std::string_view query) {
-  const auto format = query_param(query, "format").value_or("json");
-  if (format != "json" && format != "html") return error(400, "format must be json or html");
-  const auto records = store_.log(table, std::nullopt, SIZE_MAX / 2);
-  if (!records) return error(404, fmt::format("no table '{}'", table));
-  std::string decks;
-  std::size_t deals = 0;
-  deck_spec spec{};
-  for (const auto& r : *records) {
-    if (r.type == record_type::open) spec = deck_spec{r.decks, r.jokers};
-    if (r.type != record_type::deal) continue;
-    decks += r.cards;
-    decks.push_back('\n');
-    ++deals;
-  }
-  const log_check check = verify_log(*records);
+namespace {
+
+json chain_json(const log_check& check) {
   json chain{{"verified", check.ok}, {"deals_verified", check.deals_verified}, {"deals_unrevealed", check.deals_unrevealed}};
   if (!check.ok) chain.update({{"failed_seq", *check.failed_seq}, {"reason", check.reason}});
-  if (deals == 0) return json_response(200, json{{"table", table}, {"deals", 0}, {"chain", chain}, {"audit", nullptr}});
-  std::istringstream in(decks);
-  stats::input_settings settings;
-  settings.format = stats::deck_format::text;
-  settings.deck = spec;
-  settings.label = std::string(table);
-  const auto result = stats::audit_stream(in, settings);
-  {
-    std::lock_guard lock(audit_mutex_);
-    auto& ps = audit_p_[std::string(table)];
-    ps.clear();
-    for (const auto& t : result.tests)
-      if (t.p_value) ps.emplace_back(t.name, *t.p_value);
+  return chain;
+}
+
+// The chain verdict in words, for the HTML answer (issue #27 item 17).
+std::string chain_html(std::string_view table, std::uint64_t deals, const log_check& check) {
+  const std::string t = cli::html_escape(table);
+  if (!check.ok)
+    return fmt::format("<p class=\"verdict chain FAIL\" style=\"border-left-color:#c00\"><b>Log of table {}: chain check FAILED "
+                       "at record {}</b>: {}. The deals below are audited as logged, but the log cannot be trusted.</p>\n",
+                       t, *check.failed_seq, cli::html_escape(check.reason));
+  std::string out = fmt::format(
+      "<p class=\"verdict chain\" style=\"border-left-color:#2a7\"><b>Log of table {}: chain verified</b> &#8212; {} deal{}; "
+      "hashes, commitments and nonces check out; {} deal{} re-derived from revealed server seeds",
+      t, deals, deals == 1 ? "" : "s", check.deals_verified, check.deals_verified == 1 ? "" : "s");
+  if (check.deals_unrevealed > 0)
+    out += fmt::format("; {} deal{} not checkable yet (dealt under the seed still in force, revealed at the next rotation)",
+                       check.deals_unrevealed, check.deals_unrevealed == 1 ? "" : "s");
+  return out + ".</p>\n";
+}
+
+// A page with no audit (no deals yet, or deals the audit cannot count): the chain verdict and why.
+std::string short_html(const std::string& verdict, std::string_view why) {
+  return fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fairdeck audit</title>\n{}"
+                     "</head><body>\n<h1>fairdeck audit</h1>\n{}<p>{}</p>\n</body></html>\n",
+                     cli::html_style(), verdict, cli::html_escape(why));
+}
+
+}  // namespace
+
+void api::get_audit(std::string_view table, std::string_view query, respond_fn respond) {
+  const auto format = query_param(query, "format").value_or("json");
+  if (format != "json" && format != "html") {
+    auto r = error(400, "format must be json or html");
+    count(r.status);
+    return respond(std::move(r));
   }
-  cli::audit_run_info info;
-  info.source = "input";
-  info.pairs_planned = 1;
-  if (format == "html") {
-    std::ostringstream out;
-    cli::write_audit_html(out, {result}, info);
-    http_response r;
-    r.content_type = "text/html; charset=utf-8";
-    r.body = std::move(out).str();
+  // Off the I/O threads: the pool answers, or refuses at once when its queue is full.
+  std::function<void()> job = [this, t = std::string(table), html = format == "html", respond] {
+    http_response r = audit_answer(t, html);
+    count(r.status);
+    respond(std::move(r));
+  };
+  if (audit_pool_.try_post(job)) return;
+  auto r = error(503, "the audit workers are busy; retry shortly");
+  r.headers.emplace_back("Retry-After", "1");
+  count(r.status);
+  respond(std::move(r));
+}
+
+http_response api::audit_answer(const std::string& table, bool html) {
+  const auto fail = [&](unsigned status, std::string_view cause) {
+    // One line for the operator; the client gets a generic text (no paths, hosts or internals).
+    std::fprintf(stderr, "fairdeckd: GET /v1/tables/%s/audit answered %u: %.*s\n", table.c_str(), status,
+                 static_cast<int>(cause.size()), cause.data());
+    auto r = error(status, status == 503 ? "store unavailable" : "internal error");
+    if (status == 503) r.headers.emplace_back("Retry-After", "1");
     return r;
+  };
+  try {
+    http_response out;
+    const std::string key = html ? "html" : "json";
+    const bool found = audits_.with(store_, table, [&](audit_entry& e) {
+      if (auto it = e.rendered.find(key); it != e.rendered.end()) {
+        out.body = it->second;
+        return;
+      }
+      table_audit& a = e.audit;
+      const log_check check = a.chain();
+      const auto result = a.audit(table);
+      if (result) {
+        std::lock_guard lock(audit_mutex_);
+        auto& ps = audit_p_[table];
+        ps.clear();
+        for (const auto& t : result->tests)
+          if (t.p_value) ps.emplace_back(t.name, *t.p_value);
+      }
+      cli::audit_run_info info;
+      info.source = "input";
+      info.pairs_planned = 1;
+      if (html) {
+        const std::string verdict = chain_html(table, a.deals(), check);
+        if (!result) {
+          out.body = short_html(verdict, a.deals() == 0 ? "No deals yet: nothing to audit."
+                                                        : "The deals cannot be audited: " + a.unauditable());
+        } else {
+          std::ostringstream page;
+          cli::write_audit_html(page, {*result}, info);
+          out.body = std::move(page).str();
+          constexpr std::string_view heading = "<h1>fairdeck audit</h1>\n";
+          const auto at = out.body.find(heading);
+          out.body.insert(at == std::string::npos ? 0 : at + heading.size(), verdict);
+        }
+      } else {
+        json j;
+        if (result) j = cli::audit_json({*result}, info);
+        else j = json{{"audit", nullptr}};
+        if (!a.unauditable().empty()) j["audit_unavailable"] = a.unauditable();
+        j["table"] = table;
+        j["deals"] = a.deals();
+        j["chain"] = chain_json(check);
+        out = json_response(200, j);
+      }
+      e.rendered[key] = out.body;
+    });
+    if (!found) return error(404, fmt::format("no table '{}'", table));
+    if (html) out.content_type = "text/html; charset=utf-8";
+    return out;
+  } catch (const store_unavailable& e) {
+    return fail(503, e.what());
+  } catch (const std::exception& e) {
+    return fail(500, e.what());
   }
-  json j = cli::audit_json({result}, info);
-  j["table"] = table;
-  j["deals"] = deals;
-  j["chain"] = chain;
-  return json_response(200, j);
 }
 
 std::string api::metrics() {

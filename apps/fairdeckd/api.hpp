@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "fairdeck/service/store.hpp"
+#include "fairdeck/service/table_audit.hpp"
+#include "fairdeck/service/work_pool.hpp"
 #include "limiter.hpp"
 
 namespace fairdeck::service {
@@ -55,6 +57,13 @@ struct api_options {
   std::size_t max_body = 64 * 1024;
   unsigned auth_failures_per_minute = 20;  // per client, then 429 (for failures only)
   std::size_t max_tracked_clients = 100000;  // the limiter's memory bound (oldest evicted)
+  // GET .../audit runs on this many worker threads, never on the I/O threads; when
+  // audit_queue requests already wait, it answers 503 with Retry-After.
+  unsigned audit_threads = 1;
+  std::size_t audit_queue = 16;
+  std::size_t audit_cache_bytes = std::size_t{256} << 20;  // folded audits kept (LRU)
+  // GET .../log stops a page once its JSON passes this many bytes (then next_after).
+  std::size_t log_page_bytes = std::size_t{1} << 20;
 };
 
 // Prometheus histogram with fixed buckets (seconds).
@@ -118,7 +127,9 @@ class api {
              std::function<http_response(write_result&)> ok);
   http_response get_table(std::string_view table);
   http_response get_log(std::string_view table, std::string_view query);
-  http_response get_audit(std::string_view table, std::string_view query);
+  // Answers through `respond` from the audit pool (or at once: 400, or 503 when it is full).
+  void get_audit(std::string_view table, std::string_view query, respond_fn respond);
+  http_response audit_answer(const std::string& table, bool html);
 
   store& store_;
   api_options options_;
@@ -135,6 +146,8 @@ class api {
   latency_histogram deal_latency_;
   std::mutex audit_mutex_;
   std::map<std::string, std::vector<std::pair<std::string, double>>> audit_p_;  // table -> (test, p)
+  audit_cache audits_;
+  work_pool audit_pool_;  // last: its destructor finishes accepted audits while the rest still lives
 };
 
 }  // namespace fairdeck::service

@@ -219,7 +219,11 @@ std::optional<http_response> api::route_log(const route_args& a, respond_fn&) {
   return get_log(a.table, a.query);
 }
 
-std::optional<http_response> api::route_audit(const route_args& a, respond_fn&) { return get_audit(a.table, a.query); }
+// Answered from the audit pool, never on the I/O thread (or at once: 400, or 503 when it is full).
+std::optional<http_response> api::route_audit(const route_args& a, respond_fn& respond) {
+  get_audit(a.table, a.query, std::move(respond));
+  return std::nullopt;
+}
 
 // ---- operator ----
 
