@@ -155,33 +155,61 @@ namespace {
 
 
 // The batch's view of the tables: each row loaded once (locked by the store), updated in
-// memory, written back once just before COMMIT.
+// memory, written back once just before COMMIT. What one write changed in this view is
+// undone with it when its savepoint is rolled back — including rows it loaded: PostgreSQL
+// releases the row locks taken after a savepoint that is rolled back, so the next write on
+// that table loads (and locks) the row again.
 class batch_tx final : public transaction {
  public:
   explicit batch_tx(transaction& inner) : inner_(inner) {}
   std::optional<table_state> load(std::string_view id) override {
     if (auto it = cache_.find(std::string(id)); it != cache_.end()) return it->second;
     auto t = inner_.load(id);
-    if (t) cache_.emplace(t->id, *t);
+    if (t) {
+      remember(t->id);
+      cache_.emplace(t->id, *t);
+    }
     return t;
   }
   void insert(const table_state& t) override {
     inner_.insert(t);
+    remember(t.id);
     cache_[t.id] = t;
   }
   void update(const table_state& t) override {
+    remember(t.id);
     cache_[t.id] = t;
     dirty_.insert(t.id);
   }
   void append(const record& r) override { inner_.append(r); }
+  void keep() { undo_.clear(); }  // the write succeeded
+  void undo() {                   // the write was rolled back
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+      if (it->before) cache_[it->id] = *it->before;
+      else cache_.erase(it->id);
+      if (it->dirty) dirty_.insert(it->id);
+      else dirty_.erase(it->id);
+    }
+    undo_.clear();
+  }
   void write_back() {
     for (const auto& id : dirty_) inner_.update(cache_.at(id));
   }
 
  private:
+  struct saved {
+    std::string id;
+    std::optional<table_state> before;
+    bool dirty = false;
+  };
+  void remember(const std::string& id) {
+    const auto it = cache_.find(id);
+    undo_.push_back(saved{id, it == cache_.end() ? std::nullopt : std::optional(it->second), dirty_.contains(id)});
+  }
   transaction& inner_;
   std::map<std::string, table_state> cache_;
   std::set<std::string> dirty_;
+  std::vector<saved> undo_;
 };
 
 }  // namespace
@@ -209,7 +237,21 @@ void group_committer::run_batch(std::vector<item>& batch) {
     try {
       backend_->begin();
       batch_tx tx(backend_->tx());
-      for (const std::size_t i : order) results[i] = apply(batch[i].req, tx, key_);
+      for (const std::size_t i : order) {
+        backend_->savepoint();
+        try {
+          results[i] = apply(batch[i].req, tx, key_);
+        } catch (const std::exception& e) {
+          if (backend_->retryable(e)) throw;  // the transaction is doomed: retry the batch
+          tx.undo();
+          backend_->rollback_to_savepoint();  // throws if the transaction is lost
+          std::string why = one_line(e.what());
+          results[i] = failure(outcome::unavailable, fmt::format("store unavailable: {}", why.empty() ? "database error" : why));
+          continue;
+        }
+        tx.keep();
+        backend_->release();
+      }
       tx.write_back();
       backend_->commit();
       break;
@@ -244,41 +286,6 @@ write_result store::execute(write_request req) {
   auto f = p.get_future();
   submit(std::move(req), [&p](write_result r) { p.set_value(std::move(r)); });
   return f.get();
-}
-
-bool is_postgres_uri(std::string_view db) noexcept {
-  return db.starts_with("postgresql://") || db.starts_with("postgres://");
-}
-
-std::filesystem::path key_path(const store_options& o) {
-  if (!o.key_file.empty()) return o.key_file;
-  if (is_postgres_uri(o.db))
-    throw std::runtime_error("a PostgreSQL store needs an explicit key file: there is no database file to put it next to");
-  return default_key_path(o.db);
-}
-
-void init_store(const store_options& o) {
-  const auto kp = key_path(o);
-  const bool pg = is_postgres_uri(o.db);
-  if (!pg && std::filesystem::exists(o.db))
-    throw std::runtime_error(fmt::format("{} already exists: a store is created once (add_token_hash adds tokens to it)", o.db));
-  (void)create_key_file(kp);  // O_EXCL: never replaces a key that sealed live seeds
-  try {
-    auto s = pg ? open_pg_store(o, std::nullopt, true) : open_sqlite_store(o, std::nullopt, true);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(kp, ec);
-    throw;
-  }
-}
-
-std::unique_ptr<store> open_store(const store_options& o) {
-  auto key = read_key_file(key_path(o));
-  return is_postgres_uri(o.db) ? open_pg_store(o, key, false) : open_sqlite_store(o, key, false);
-}
-
-std::unique_ptr<store> open_store_for_tokens(const store_options& o) {
-  return is_postgres_uri(o.db) ? open_pg_store(o, std::nullopt, false) : open_sqlite_store(o, std::nullopt, false);
 }
 
 }  // namespace fairdeck::service
