@@ -12,6 +12,9 @@
 
 namespace fairdeck::service {
 namespace {
+// A write threw in a batch run without savepoints: rerun the batch with them.
+struct write_failed {};
+
 // First line only: database messages can run to several lines of detail.
 std::string one_line(std::string_view s) {
   const auto nl = s.find('\n');
@@ -231,18 +234,24 @@ void group_committer::run_batch(std::vector<item>& batch) {
     if (refused) error = sync_error_;
     if (deferred) ++commit_gen_;  // before COMMIT: a reader that sees this batch waits for its sync
   }
+  // First run without savepoints (a savepoint costs two more statements per write: +60 %
+  // deal time on PostgreSQL). If a write throws, the batch is rolled back and run again with
+  // a SAVEPOINT per write, so that write answers its own error and the rest commits.
+  bool isolate = false, backoff = false;
   for (int attempt = 0; attempt < 5 && !refused; ++attempt) {
     error.clear();
-    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
+    if (backoff) std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
+    backoff = false;
     try {
       backend_->begin();
       batch_tx tx(backend_->tx());
       for (const std::size_t i : order) {
-        backend_->savepoint();
+        if (isolate) backend_->savepoint();
         try {
           results[i] = apply(batch[i].req, tx, key_);
         } catch (const std::exception& e) {
           if (backend_->retryable(e)) throw;  // the transaction is doomed: retry the batch
+          if (!isolate) throw write_failed();
           tx.undo();
           backend_->rollback_to_savepoint();  // throws if the transaction is lost
           std::string why = one_line(e.what());
@@ -250,16 +259,20 @@ void group_committer::run_batch(std::vector<item>& batch) {
           continue;
         }
         tx.keep();
-        backend_->release();
+        if (isolate) backend_->release();
       }
       tx.write_back();
       backend_->commit();
       break;
+    } catch (const write_failed&) {
+      backend_->rollback();
+      isolate = true;
     } catch (const std::exception& e) {
       backend_->rollback();
       error = one_line(e.what());
       if (error.empty()) error = "database error";
       if (!backend_->retryable(e)) break;
+      backoff = true;
     }
   }
   if (!error.empty())
@@ -269,6 +282,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
     ++stats_.batches;
     stats_.writes += batch.size();
     if (!error.empty()) ++stats_.failed_batches;
+    if (isolate) ++stats_.isolated_batches;
     if (deferred) {  // answered by the syncer, after the sync that covers this commit
       to_sync_.push_back(committed{std::move(batch), std::move(results)});
     }

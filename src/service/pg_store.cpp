@@ -254,6 +254,7 @@ class pg_store final : public store {
       s.batches += one.batches;
       s.writes += one.writes;
       s.failed_batches += one.failed_batches;
+      s.isolated_batches += one.isolated_batches;
     }
     return s;
   }

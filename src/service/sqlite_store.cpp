@@ -1,5 +1,5 @@
 // The SQLite store: one writer connection driven by the group committer (BEGIN IMMEDIATE,
-// a savepoint per write, COMMIT), WAL so readers never block it. Durability is pipelined:
+// the writes — each under a savepoint when a batch is rerun after a failing write —, COMMIT), WAL so readers never block it. Durability is pipelined:
 // the writer's COMMIT only writes the WAL (synchronous=OFF) and the group committer's syncer
 // thread fdatasyncs the WAL before any write of the batch is answered, while the writer
 // already commits the next batch (https://www.sqlite.org/wal.html, "Durability"; the same

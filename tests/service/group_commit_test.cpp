@@ -27,7 +27,7 @@ class fake_backend final : public batch_backend, public transaction {
   bool hold_sync = false;
   bool fail_sync = false;
   bool hold_begin = false;
-  int commits = 0, syncs = 0, syncs_started = 0, begins = 0;
+  int commits = 0, syncs = 0, syncs_started = 0, begins = 0, savepoints = 0;
   std::map<std::string, table_state> tables, pending, saved;
 
   void begin() override {
@@ -37,7 +37,10 @@ class fake_backend final : public batch_backend, public transaction {
     cv.wait(lock, [&] { return !hold_begin; });
     pending = tables;
   }
-  void savepoint() override { saved = pending; }
+  void savepoint() override {
+    saved = pending;
+    ++savepoints;
+  }
   void release() override {}
   void rollback_to_savepoint() override { pending = saved; }
   void commit() override {
@@ -198,6 +201,8 @@ TEST_F(committer_fixture, OneFailingWriteAnswersItsOwnErrorAndTheRestOfItsBatchC
   gc->flush();
   EXPECT_EQ(gc->stats().batches - batches_before, 2u) << "the mixed writes did not share one batch";
   EXPECT_EQ(gc->stats().failed_batches, 0u);
+  EXPECT_EQ(gc->stats().isolated_batches, 1u);  // rerun with savepoints: 1 + 40 writes
+  EXPECT_EQ(be->savepoints, 41);
   std::lock_guard lock(be->m);
   EXPECT_EQ(be->tables[t].next_nonce, 21u);
   EXPECT_EQ(be->tables["bad"].next_nonce, 0u);
@@ -216,6 +221,8 @@ TEST_F(committer_fixture, ManyConcurrentWritesAreAllAnsweredAfterSyncs) {
   }
   EXPECT_EQ(nonces.size(), 500u);
   gc->flush();
+  EXPECT_EQ(gc->stats().isolated_batches, 0u);  // no write failed: no savepoints
+  EXPECT_EQ(be->savepoints, 0);
   std::lock_guard l(be->m);
   EXPECT_GE(be->syncs, 1);
   EXPECT_LE(be->syncs, be->commits);
