@@ -35,13 +35,13 @@ struct http_request {
   std::string_view authorization;  // the Authorization header, if any
   std::string_view body;
   std::string_view client;         // the real client's address (the peer, or X-Forwarded-For from a trusted proxy)
-  // Where a write's answer is built once committed (e.g. the connection's strand), so the
-  // store's writer thread only commits. Empty: on the writer thread.
-  std::function<void(std::function<void()>)> defer;
   // Which listener the request arrived on: with `serve --operator-listen`, operator routes
   // answer only on the operator listener and public routes only on the public one.
   enum class listener_role { all, public_only, operator_only };
   listener_role role = listener_role::all;
+  // Where a write's answer is built once committed (e.g. the connection's strand), so the
+  // store's writer thread only commits. Empty: on the writer thread.
+  std::function<void(std::function<void()>)> defer;
 };
 
 struct http_response {

@@ -179,16 +179,18 @@ bool api::authorized(const http_request& req) {
   if (!token) return false;
   const std::string hash = token_hash(*token);
   std::lock_guard lock(token_mutex_);
-  const auto match = [&] {
-    bool found = false;
-    for (const auto& h : token_hashes_) found = equal_constant_time(h, hash) || found;  // no early exit
-    return found;
-  };
-  if (match()) return true;
-  if (clock_type::now() - tokens_loaded_ < std::chrono::seconds(1)) return false;
-  token_hashes_ = store_.token_hashes();  // a token added by `fairdeckd token` while serving
-  tokens_loaded_ = clock_type::now();
-  return match();
+  // The cache is at most a second old, on a hit as on a miss: a token added by `fairdeckd
+  // token` works, and one removed by `fairdeckd token --revoke` is refused, within a second.
+  if (clock_type::now() - tokens_loaded_ >= std::chrono::seconds(1)) {
+    tokens_loaded_ = clock_type::now();  // also when the store fails: retry in a second, not per request
+    try {
+      token_hashes_ = store_.token_hashes();
+    } catch (const store_unavailable&) {  // keep the cached tokens while the store is away
+    }
+  }
+  bool found = false;
+  for (const auto& h : token_hashes_) found = equal_constant_time(h, hash) || found;  // no early exit
+  return found;
 }
 
 // ---- public ----

@@ -6,7 +6,7 @@ in PGPASSWORD / PGPASSFILE (never on the command line, never in an error).
 
 Usage: store_cli_test.py --bin build/release/fairdeckd {sqlite|postgres}
 Exit 0 = pass, 1 = fail, 77 = skipped (no PostgreSQL 15 binaries). Reuses e2e_test.py's helpers."""
-import argparse, json, os, re, shutil, subprocess, sys, tempfile, threading
+import argparse, json, os, re, shutil, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
@@ -107,6 +107,30 @@ def copied_seed_fails_alone(srv, token, sql):
     check(len(e2e.log_of(srv, "good")) == 101 and len(e2e.log_of(srv, "copy")) == 1, "logs")
 
 
+def revoked_while_serving(db, srv, keep):
+    """A token added while the server runs works, and once revoked it is refused within a
+    second or so (the token cache is at most a second old, on a hit as on a miss); the other
+    token keeps working."""
+    c = srv.conn()
+    out = fd("token", "--db", db, "--json")
+    check(out.returncode == 0, f"token: {out.stderr}")
+    extra = json.loads(out.stdout)["token"]
+    deadline = time.monotonic() + 5
+    while call(c, "POST", "/v1/tables", {"seats": 1}, extra)[0] != 201:
+        check(time.monotonic() < deadline, "a token added while serving never worked")
+        time.sleep(0.1)
+    rows = tokens(db)
+    check(len(rows) == 2, f"two tokens listed: {rows}")
+    newest = rows[-1][0]  # oldest first: the token just added
+    out = fd("token", "--db", db, "--revoke", newest)
+    check(out.returncode == 0, f"revoke {newest}: {out.stderr}")
+    deadline = time.monotonic() + 3
+    while call(c, "POST", "/v1/tables", {"seats": 1}, extra)[0] != 401:
+        check(time.monotonic() < deadline, "a token revoked while serving still works after 3 s")
+        time.sleep(0.1)
+    check(call(c, "POST", "/v1/tables", {"seats": 1}, keep)[0] == 201, "the kept token stopped working")
+
+
 def sqlite(tmp):
     db = os.path.join(tmp, "t.db")
     first, second = token_admin(db)
@@ -115,6 +139,7 @@ def sqlite(tmp):
         c = srv.conn()
         check(call(c, "POST", "/v1/tables", {"seats": 1, "table": "x"}, first)[0] == 401, "a revoked token works")
         check(call(c, "POST", "/v1/tables", {"seats": 1, "table": "x"}, second)[0] == 201, "the other token fails")
+        revoked_while_serving(db, srv, second)
         copied_seed_fails_alone(srv, second, lambda q: subprocess.run(
             [sys.executable, "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()",
              db, q], check=True))

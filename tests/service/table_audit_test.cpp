@@ -220,6 +220,11 @@ struct fake_store : store {
   }
   std::vector<std::string> token_hashes() override { return {}; }
   void add_token_hash(std::string_view) override {}
+  std::vector<std::pair<std::string, std::string>> token_rows() override { return {}; }
+  std::size_t revoke_token(std::string_view) override { return 0; }
+  std::optional<std::string> meta(std::string_view) override { return std::nullopt; }
+  std::string set_meta_once(std::string_view, std::string_view value) override { return std::string(value); }
+  std::optional<std::string> first_table_id() override { return std::nullopt; }
   void ping() override {}
   commit_stats stats() const override { return {}; }
   void flush() override {}
