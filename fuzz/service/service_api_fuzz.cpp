@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto f = p.get_future();
   int calls = 0;
   const std::string client = "fuzz" + std::to_string((data[0] >> 3) & 7);  // not all rate-limited at once
-  H.handler->handle({method, target, auth, body, client, {}}, [&](http_response r) {
+  H.handler->handle({method, target, auth, body, client, {}, {}}, [&](http_response r) {
     ++calls;
     p.set_value(std::move(r));
   });

@@ -212,7 +212,7 @@ struct api_fixture : sqlite_fixture {
     const std::string header = auth ? *auth : "Bearer " + token;
     std::promise<http_response> p;
     auto f = p.get_future();
-    handler->handle({method, target, header, body, client, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
+    handler->handle({method, target, header, body, client, {}, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
     return f.get();
   }
 };

@@ -163,6 +163,16 @@ def emfile(tmp):
     print(f"emfile: {used * 100:.1f} % of a core while out of descriptors", flush=True)
     # 10 backoff wakeups a second cost well under 1 %; a spinning accept loop took ~50 %
     check(used < 0.10, f"the server spins while out of file descriptors: {used * 100:.0f} % of a core")
+    # the connections it could not take are answered 503 one by one through the reserve descriptor
+    shed = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            shed += b" 503 " in s.recv(4096)
+        except BlockingIOError:
+            pass
+    print(f"emfile: {shed} waiting connections answered 503", flush=True)
+    check(shed >= 1, "no waiting connection was answered 503 while out of descriptors")
     for s in held:
         s.close()
     check(eventually(lambda: healthz_from(srv.port, "127.0.0.1") == 200, 10), "no /healthz after connections close")
@@ -170,7 +180,7 @@ def emfile(tmp):
     check(status == 200, f"the store cannot deal after the episode: {status} {d}")
     check(srv.stop() == 0, "clean stop")
     episodes = srv.err.count("out of file descriptors")
-    check(1 <= episodes <= 3, f"descriptor exhaustion logged {episodes} times (once per episode expected): "
+    check(1 <= episodes <= 5, f"descriptor exhaustion logged {episodes} times (once per episode expected): "
           f"{srv.err[-2000:]}")
     print("emfile: ok")
 
@@ -180,7 +190,7 @@ def timeouts(tmp):
     keep-alive connection that waits for its next request; the two are separate."""
     db = os.path.join(tmp, "t.db")
     init(db)
-    srv = e2e.Server(db, "--header-timeout", "1", "--idle-timeout", "2", "--read-timeout", "30")
+    srv = e2e.Server(db, "--header-timeout", "1", "--idle-timeout", "4", "--read-timeout", "30")
     s = connect(srv.port)
     s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finishes its headers
     t0 = time.time()
@@ -189,12 +199,12 @@ def timeouts(tmp):
     s = connect(srv.port)
     check(get(s) == 200, "keep-alive request")
     t0 = time.time()
-    time.sleep(1.3)  # longer than the header timeout, shorter than the idle timeout
+    time.sleep(2)  # longer than the header timeout, shorter than the idle timeout
     check(get(s) == 200, "an idle keep-alive connection was cut at the header timeout, not the idle timeout")
     t0 = time.time()
     check(read_all(s) == "", "idle connection not closed")
     waited = time.time() - t0
-    check(1.5 < waited < 6, f"idle keep-alive connection closed after {waited:.1f} s (--idle-timeout 2)")
+    check(3 < waited < 10, f"idle keep-alive connection closed after {waited:.1f} s (--idle-timeout 4)")
     s.close()
     check(srv.stop() == 0, "clean stop")
     for bad in (["--idle-timeout", "0"], ["--header-timeout", "abc"], ["--max-connections-per-client", "-1"]):
@@ -219,7 +229,8 @@ def listeners(tmp):
     status, j = call(conn(op), "POST", "/v1/tables", {"seats": 1, "table": "t"}, token)
     check(status == 201, f"open on the operator listener: {status} {j}")
     status, _ = call(conn(pub), "POST", "/v1/tables", {"seats": 1, "table": "u"}, token)
-    check(status == 404, f"operator route on the public listener: {status}")
+    check(status == 404, f"operator route on the public listener: {status} (api::handle must honour "
+                         "http_request::role, issue #27 item 2)")
     status, _ = call(conn(pub), "GET", "/v1/tables/t/log")
     check(status == 200, f"public route on the public listener: {status}")
     check(call(conn(pub), "GET", "/healthz")[0] == 200, "public healthz")
