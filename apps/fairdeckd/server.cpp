@@ -116,7 +116,8 @@ class session : public std::enable_shared_from_this<session> {
   // Between requests: the idle timeout (a new connection: the header timeout) until a byte arrives.
   void wait_request() {
     if (buffer_.size() > 0) return read_header();  // pipelined: the next request is here already
-    stream_.expires_after(fresh_ ? state_.options.header_timeout : state_.options.idle_timeout);
+    if (fresh_) stream_.expires_at(accepted_ + std::min(state_.options.header_timeout, state_.options.read_timeout));
+    else stream_.expires_after(state_.options.idle_timeout);
     stream_.async_read_some(buffer_.prepare(4096), beast::bind_front_handler(&session::on_first_bytes, shared_from_this()));
   }
 
@@ -127,12 +128,12 @@ class session : public std::enable_shared_from_this<session> {
   }
 
   void read_header() {
+    started_ = fresh_ ? accepted_ : std::chrono::steady_clock::now();  // a new connection's clock runs from accept
     fresh_ = false;
-    started_ = std::chrono::steady_clock::now();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header));
     parser_->body_limit(state_.options.max_body);
-    stream_.expires_after(std::min(state_.options.header_timeout, state_.options.read_timeout));
+    stream_.expires_at(started_ + std::min(state_.options.header_timeout, state_.options.read_timeout));
     http::async_read_header(stream_, buffer_, *parser_, beast::bind_front_handler(&session::on_header, shared_from_this()));
   }
 
@@ -221,7 +222,7 @@ class session : public std::enable_shared_from_this<session> {
   net::ip::address peer_;
   std::unique_ptr<connection_counter::slot> slot_;  // released when the connection ends
   bool fresh_ = true;
-  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point accepted_ = std::chrono::steady_clock::now(), started_;
   std::string client_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
