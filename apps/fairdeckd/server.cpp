@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -281,8 +282,9 @@ class listener : public std::enable_shared_from_this<listener> {
   // Out of descriptors (or another accept failure): re-arming at once would spin, since the
   // pending connection stays pending. Shed it through the reserve descriptor and wait a little.
   void on_accept_failure(beast::error_code ec) {
-    const bool no_fds = ec == boost::system::errc::too_many_files_open ||
-                        ec == boost::system::errc::too_many_files_open_in_system;
+    // By value: no virtual call on the category while no descriptor is left.
+    const bool no_fds = ec.category() == boost::system::system_category() &&
+                        (ec.value() == EMFILE || ec.value() == ENFILE);
     if (!state_.accept_failing.exchange(true)) {
       if (no_fds)
         std::fprintf(stderr,
