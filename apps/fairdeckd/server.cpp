@@ -40,7 +40,8 @@ constexpr auto accept_backoff = std::chrono::milliseconds(100);
 std::string_view sv(beast::string_view v) { return {v.data(), v.size()}; }
 
 struct shared_state {
-  shared_state(api& h, const server_options& o) : handler(h), options(o), connections(o.max_connections, o.max_connections_per_client) {
+  shared_state(api& h, const server_options& o)
+      : handler(h), options(o), connections(o.max_connections, o.max_connections_per_client) {
     for (const auto& p : o.trusted_proxies) proxies.add(p);
   }
   api& handler;
@@ -119,7 +120,8 @@ class session : public std::enable_shared_from_this<session> {
     if (buffer_.size() > 0) return read_header();  // pipelined: the next request is here already
     if (fresh_) stream_.expires_at(accepted_ + std::min(state_.options.header_timeout, state_.options.read_timeout));
     else stream_.expires_after(state_.options.idle_timeout);
-    stream_.async_read_some(buffer_.prepare(4096), beast::bind_front_handler(&session::on_first_bytes, shared_from_this()));
+    stream_.async_read_some(buffer_.prepare(4096),
+                            beast::bind_front_handler(&session::on_first_bytes, shared_from_this()));
   }
 
   void on_first_bytes(beast::error_code ec, std::size_t n) {
@@ -135,7 +137,8 @@ class session : public std::enable_shared_from_this<session> {
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header));
     parser_->body_limit(state_.options.max_body);
     stream_.expires_at(started_ + std::min(state_.options.header_timeout, state_.options.read_timeout));
-    http::async_read_header(stream_, buffer_, *parser_, beast::bind_front_handler(&session::on_header, shared_from_this()));
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&session::on_header, shared_from_this()));
   }
 
   void on_header(beast::error_code ec, std::size_t) {
