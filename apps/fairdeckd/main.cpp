@@ -3,6 +3,7 @@
 //   fairdeckd token --db PATH|postgresql://... [--json]                  add an operator token
 //   fairdeckd token --db ... --list [--json] | --revoke ID                list (id, created) / revoke one
 //   fairdeckd serve --db PATH|postgresql://... [--listen 127.0.0.1:8080]  serve until SIGTERM/SIGINT
+//                   [--operator-listen HOST:PORT] [--trusted-proxy ADDR[/PREFIX]]... [limits, timeouts]
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -110,8 +111,44 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--threads", srv.threads, "I/O threads (0: one per core)")->capture_default_str()->check(
       CLI::Range(0u, fairdeck::max_threads));
   serve_cmd->add_option("--max-body", srv.max_body, "Largest request body, bytes")->capture_default_str();
-  unsigned read_timeout = 15;
-  serve_cmd->add_option("--read-timeout", read_timeout, "Seconds a client may take to send a request")
+  const auto valid = [](void (*check)(const std::string&), const char* what) {
+    return CLI::Validator(
+        [check](std::string& text) {
+          try {
+            check(text);
+          } catch (const std::exception& e) {
+            return std::string(e.what());
+          }
+          return std::string();
+        },
+        what);
+  };
+  serve_cmd->add_option("--operator-listen", srv.operator_listen,
+                        "HOST:PORT of a second listener for the operator routes; --listen then serves only the "
+                        "public ones")
+      ->check(valid(check_endpoint, "HOST:PORT"));
+  serve_cmd->add_option("--trusted-proxy", srv.trusted_proxies,
+                        "ADDR or ADDR/PREFIX of a reverse proxy whose X-Forwarded-For names the client (repeatable); "
+                        "also exempt from --max-connections-per-client")
+      ->check(valid(check_trusted_proxy, "ADDR[/PREFIX]"));
+  serve_cmd->add_option("--max-connections", srv.max_connections,
+                        "Most open connections (0: 4096 or what the file-descriptor limit allows)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}));
+  serve_cmd->add_option("--max-connections-per-client", srv.max_connections_per_client,
+                        "Most open connections from one address")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  unsigned header_timeout = 5, read_timeout = 15, idle_timeout = 10;
+  serve_cmd->add_option("--header-timeout", header_timeout,
+                        "Seconds from a request's first byte (or a new connection) to the end of its headers")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600u));
+  serve_cmd->add_option("--read-timeout", read_timeout,
+                        "Seconds a client may take to send a whole request (and to take its answer)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600u));
+  serve_cmd->add_option("--idle-timeout", idle_timeout, "Seconds a keep-alive connection may wait for its next request")
       ->capture_default_str()
       ->check(CLI::Range(1u, 3600u));
   serve_cmd->add_option("--writers", so.writers, "PostgreSQL writer connections")->capture_default_str()->check(
@@ -145,13 +182,18 @@ int main(int argc, char** argv) {
       else print_token(add_token(*s), json);
     } else {
       ao.max_body = srv.max_body;
+      srv.header_timeout = std::chrono::seconds(header_timeout);
       srv.read_timeout = std::chrono::seconds(read_timeout);
+      srv.idle_timeout = std::chrono::seconds(idle_timeout);
+      if (const auto warning = connection_budget(srv); !warning.empty())
+        std::fprintf(stderr, "fairdeckd: %s\n", warning.c_str());
       auto s = open_store(so);
       api handler(*s, ao);
       // The player's offline verifier, byte-identical to `fairdeck fair page` (docs/verify-page.md).
       handler.add_page("/verify", "text/html; charset=utf-8", fairdeck::fair::verify_page());
-      serve(handler, srv, [](const std::string& addr) {
-        fmt::print("fairdeckd listening on http://{}\n", addr);
+      serve(handler, srv, [](const std::string& addr, const std::string& operator_addr) {
+        fmt::print("fairdeckd listening on http://{}\n", addr);  // first line: scripts and tests parse it
+        if (!operator_addr.empty()) fmt::print("fairdeckd operator listener on http://{}\n", operator_addr);
         std::fflush(stdout);
       });
       std::fprintf(stderr, "fairdeckd: stopped\n");
