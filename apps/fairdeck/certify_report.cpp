@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -126,6 +131,48 @@ nlohmann::json certify_json(const certify::certification& c, const certify_conte
 std::string signed_bytes(nlohmann::json report) {
   report.erase("signature");
   return report.dump();
+}
+
+nlohmann::json parse_report_strict(std::string_view text) {
+  // One set of keys per open object (objects nest; arrays push nothing).
+  std::vector<std::set<std::string>> open;
+  std::vector<std::string> path;  // the keys leading to the innermost open object
+  std::string last_key;
+  std::optional<std::string> duplicate;
+  const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& v) {
+    using ev_t = nlohmann::json::parse_event_t;
+    switch (ev) {
+      case ev_t::object_start:
+        path.push_back(open.empty() ? std::string() : last_key);
+        open.emplace_back();
+        break;
+      case ev_t::object_end:
+        if (!open.empty()) open.pop_back();
+        if (!path.empty()) path.pop_back();
+        break;
+      case ev_t::key:
+        last_key = v.get<std::string>();
+        if (!open.empty() && !open.back().insert(last_key).second && !duplicate) {
+          std::string where;
+          for (std::size_t i = 1; i < path.size(); ++i) where += "." + path[i];
+          duplicate = fmt::format("\"{}\" in {}", last_key, where.empty() ? "the top-level object" : where.substr(1));
+        }
+        break;
+      default: break;
+    }
+    return true;
+  };
+  nlohmann::json r;
+  try {
+    r = nlohmann::json::parse(text.begin(), text.end(), check);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("not a JSON report: {}", e.what()));
+  }
+  if (duplicate)
+    throw std::runtime_error(fmt::format("the report names the key {} twice: refusing it (a signed report never "
+                                         "repeats a key; one reader would take the first, another the second)",
+                                         *duplicate));
+  return r;
 }
 
 void sign_report(nlohmann::json& report, const std::string& key_file) {

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 
@@ -27,7 +29,18 @@ void add_engine_options(CLI::App& cmd, engine_options& o, bool with_key) {
   for (const auto& e : engine_catalog()) names += fmt::format("{}{}", names.empty() ? "" : ", ", e.name);
   o.engine_opt = cmd.add_option("--engine", o.engine,
                                 fmt::format("Random engine: {} (default secure; chacha20 when --seed/--key given)", names));
-  o.seed_opt = cmd.add_option("--seed", o.seed, "64-bit seed: reproducible and therefore NOT secure");
+  o.seed_opt = cmd.add_option("--seed", o.seed,
+                              "64-bit seed: reproducible and therefore NOT secure (a negative S is its 64-bit two's "
+                              "complement 2^64 + S, as Java's long: new Random(-5))");
+  // -S (S <= 2^63) becomes the unsigned 2^64 - S before conversion; anything else is left to
+  // the plain decimal parser (which refuses it with the usual message).
+  o.seed_opt->transform([](std::string v) {
+    std::int64_t x = 0;
+    if (!v.starts_with('-')) return v;
+    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (ec != std::errc{} || p != v.data() + v.size()) return v;
+    return std::to_string(static_cast<std::uint64_t>(x));
+  });
   if (with_key) {
     o.key_opt = cmd.add_option("--key", o.key, "ChaCha20 key, 64 hex digits (engine chacha20)");
     o.key_opt->excludes(o.seed_opt);
