@@ -134,28 +134,33 @@ std::string signed_bytes(nlohmann::json report) {
 }
 
 nlohmann::json parse_report_strict(std::string_view text) {
-  // One set of keys per open object (objects nest; arrays push nothing).
-  std::vector<std::set<std::string>> open;
-  std::vector<std::string> path;  // the keys leading to the innermost open object
+  // Open containers, outermost first: the name they go by (an array's elements go by the
+  // array's key) and, for objects, the keys seen so far.
+  struct open_container {
+    std::string name;
+    bool array = false;
+    std::set<std::string> keys{};
+  };
+  std::vector<open_container> open;
   std::string last_key;
   std::optional<std::string> duplicate;
+  const auto name_of_next = [&] { return open.empty() ? std::string() : open.back().array ? open.back().name : last_key; };
   const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& v) {
     using ev_t = nlohmann::json::parse_event_t;
     switch (ev) {
-      case ev_t::object_start:
-        path.push_back(open.empty() ? std::string() : last_key);
-        open.emplace_back();
-        break;
+      case ev_t::object_start: open.push_back({name_of_next(), false, {}}); break;
+      case ev_t::array_start: open.push_back({name_of_next(), true, {}}); break;
       case ev_t::object_end:
+      case ev_t::array_end:
         if (!open.empty()) open.pop_back();
-        if (!path.empty()) path.pop_back();
         break;
       case ev_t::key:
         last_key = v.get<std::string>();
-        if (!open.empty() && !open.back().insert(last_key).second && !duplicate) {
+        if (!open.empty() && !open.back().keys.insert(last_key).second && !duplicate) {
           std::string where;
-          for (std::size_t i = 1; i < path.size(); ++i) where += "." + path[i];
-          duplicate = fmt::format("\"{}\" in {}", last_key, where.empty() ? "the top-level object" : where.substr(1));
+          for (std::size_t i = 1; i < open.size(); ++i)
+            if (!open[i].array) where += (where.empty() ? "" : ".") + open[i].name;
+          duplicate = fmt::format("\"{}\" in {}", last_key, where.empty() ? "the top-level object" : where);
         }
         break;
       default: break;
