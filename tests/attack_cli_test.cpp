@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 #include "fairdeck/security/attack.hpp"
+#include "fairdeck/security/negative_seeds.hpp"
 
 namespace fairdeck {
 namespace {

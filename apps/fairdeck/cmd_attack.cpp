@@ -13,6 +13,7 @@
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/attack.hpp"
+#include "fairdeck/security/negative_seeds.hpp"
 #include "fairdeck/security/runtime_attack.hpp"
 #include "fairdeck/util/printable.hpp"
 #include "options.hpp"

@@ -21,6 +21,7 @@
 #include "command.hpp"
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/runtimes/audit.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 #include "fairdeck/stats/audit.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"

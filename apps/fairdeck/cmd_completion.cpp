@@ -120,7 +120,8 @@ std::string man_page(const CLI::App& root) {
          ".TP\n.B 5\n\\fBcertify verify\\fR: the signature is valid but no key was pinned (pass "
          "\\fB\\-\\-public\\-key\\fR \\fIFILE\\fR).\n"
          ".TP\n.B 130\nInterrupted (Ctrl\\-C): long commands print what they finished.\n"
-         ".SH SEE ALSO\nThe documents in docs/ of the fairdeck sources: cli.md and one cli\\-COMMAND.md per command.\n";
+         ".SH SEE ALSO\n.BR fairdeckd (1);\nthe documents in docs/ of the fairdeck sources: cli.md and one cli\\-COMMAND.md per "
+         "command.\n";
   return out;
 }
 

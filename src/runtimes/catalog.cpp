@@ -4,6 +4,7 @@
 
 #include "fairdeck/runtimes/internal/factories.hpp"
 #include "fairdeck/runtimes/runtime.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 
 namespace fairdeck::runtimes {
 namespace {

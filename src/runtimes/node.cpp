@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fairdeck/runtimes/internal/factories.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 
 namespace fairdeck::runtimes::internal {
 namespace {

@@ -4,6 +4,7 @@
 
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/runtimes/runtime.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 
 namespace fairdeck::runtimes {
 

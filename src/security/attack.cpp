@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "fairdeck/util/parallel.hpp"
 #include "fairdeck/security/internal/runtime_kernels.hpp"
+#include "fairdeck/security/negative_seeds.hpp"
 #include "fairdeck/security/runtime_attack.hpp"
 #include "fairdeck/util/printable.hpp"
 

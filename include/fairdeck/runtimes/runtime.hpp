@@ -18,7 +18,6 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <string>
 #include <string_view>
 
 namespace fairdeck::runtimes {
@@ -52,17 +51,12 @@ struct runtime_info {
 [[nodiscard]] std::span<const runtime_info> runtime_catalog() noexcept;
 [[nodiscard]] const runtime_info& info(runtime_id id) noexcept;
 [[nodiscard]] std::optional<runtime_id> find_runtime(std::string_view name) noexcept;
-// Smallest seed accepted: 1 for node and node-sort (node --random_seed=0 means an unseeded,
-// OS-entropy Math.random: nothing to replay), 0 for the others.
-[[nodiscard]] std::uint64_t min_seed(runtime_id id) noexcept;
-// "node takes a seed in [1, 4294967295] (...), got 0": the one text for a seed out of range.
-[[nodiscard]] std::string seed_range_error(runtime_id id, std::uint64_t seed);
-// A seed uniform in [min_seed(id), info(id).max_seed] from OS entropy (for runs without --seed, which
+// A seed uniform in [0, info(id).max_seed] from OS entropy (for runs without --seed, which
 // print it); throws fairdeck::entropy_error when the OS has none. src/runtimes/seed.cpp.
 [[nodiscard]] std::uint64_t fresh_seed(runtime_id id);
 
-// One seeded runtime generator plus its shuffle idiom. Throws std::invalid_argument
-// (seed_range_error) for a seed outside [min_seed(id), info(id).max_seed] and for a list the runtime could not shuffle (e.g. longer than its
+// One seeded runtime generator plus its shuffle idiom. Throws std::invalid_argument for a seed
+// above info(id).max_seed and for a list the runtime could not shuffle (e.g. longer than its
 // int32 bound).
 class runtime_shuffler {
  public:

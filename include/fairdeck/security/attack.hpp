@@ -75,20 +75,13 @@ void validate(const attack_spec& spec);
 
 // "all32" (0..2^32-1), "day" (every millisecond of a day), "all" (the engine's whole seed
 // space when it is at most 2^32), "A..B" (inclusive) or a single seed. Throws
-// std::invalid_argument naming the problem. Negative seeds are read as the runtime reads
-// them: Java (the java engine and runtime) keeps new Random(S) mod 2^48, so -1 is 2^48 - 1
-// (a range across 0 is refused with both halves named); .NET Framework uses |S| of an int
-// (-5..-1 is 1..5). Other engines and runtimes refuse them.
+// std::invalid_argument naming the problem.
 struct seed_range {
   std::uint64_t first, last;
 };
 [[nodiscard]] seed_range parse_seed_range(std::string_view text, engine_id engine);
 // The same for a runtime: "all" is its whole searchable seed space (runtime_attack.hpp).
 [[nodiscard]] seed_range parse_seed_range(std::string_view text, runtimes::runtime_id runtime);
-// For a seed range with negative seeds that `runtime` accepts: one line naming the seeds it
-// maps to ("new Random(S) keeps S mod 2^48 (Java's signed long) -5..-1: seeds
-// 281474976710651..281474976710655"); nullopt otherwise.
-[[nodiscard]] std::optional<std::string> negative_seed_note(std::string_view text, runtimes::runtime_id runtime);
 
 // ---- is a match a recovery? ----
 // With k known cards of an n-card deck, each wrong seed fits by chance with probability
