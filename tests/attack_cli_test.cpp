@@ -247,6 +247,14 @@ TEST(AttackCli, RecoversANegativeJavaSeed) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["seeds"], nlohmann::json::array({(std::uint64_t{1} << 48) - 123456789}));
   EXPECT_NE(r.err.find("keeps S mod 2^48"), std::string::npos) << r.err;
+  // The java engine takes it too; other generators refuse a negative seed, naming Java's rule.
+  EXPECT_EQ(run_cli("random --engine java --seed -5 --count 3").out,
+            run_cli("random --engine java --seed 18446744073709551611 --count 3").out);
+  for (const char* args : {"shuffle --seed -1", "shuffle --engine pcg64 --seed -5", "shuffle --algorithm python --seed -5"}) {
+    const auto bad = run_cli(args);
+    EXPECT_EQ(bad.exit_code, 2) << args;
+    EXPECT_NE(bad.err.find("only Java's seeds are signed"), std::string::npos) << args << bad.err;
+  }
 }
 
 // Issue #27 item 19: "node takes a seed in [0, 4294967295]" and "give a seed in [1, 4294967295]"

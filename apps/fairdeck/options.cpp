@@ -24,6 +24,38 @@ void add_deck_options(CLI::App& cmd, deck_options& o) {
   cmd.add_option("--jokers", o.jokers, fmt::format("Jokers after the decks (0..{})", max_jokers))->capture_default_str();
 }
 
+// Plain decimal in [-2^63, 2^64): a negative S becomes 2^64 + S (Java's long, C's cast) and
+// is remembered, since only Java's seeds are signed (engine_options::allow_negative_seed).
+// Everything else is refused as main.cpp's strict check refuses it (no octal, hex, sign on a
+// positive value, or overflow).
+static std::string seed_decimal(std::string& text, std::optional<std::string>& negative) {
+  const bool minus = !text.empty() && text.front() == '-';
+  const std::string digits_text = minus ? text.substr(1) : text;
+  if (digits_text.empty() || digits_text.find_first_not_of("0123456789") != std::string::npos)
+    return "'" + text + "' is not a decimal integer";
+  if (minus) {
+    std::int64_t v = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || p != text.data() + text.size()) return "'" + text + "' is below -2^63";
+    negative = text;
+    text = std::to_string(static_cast<std::uint64_t>(v));
+    return {};
+  }
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || p != text.data() + text.size()) return "'" + text + "' is larger than 2^64-1";
+  negative.reset();
+  text = std::to_string(v);  // no octal surprises for leading zeros
+  return {};
+}
+
+void engine_options::allow_negative_seed(bool java) const {
+  if (!negative_seed || java) return;
+  throw usage_error(fmt::format("--seed: {} is negative: only Java's seeds are signed (--engine java and --algorithm "
+                                "java take it as new Random({}L) does, 2^64{}); others take 0..18446744073709551615",
+                                *negative_seed, *negative_seed, *negative_seed));
+}
+
 void add_engine_options(CLI::App& cmd, engine_options& o, bool with_key) {
   std::string names;
   for (const auto& e : engine_catalog()) names += fmt::format("{}{}", names.empty() ? "" : ", ", e.name);
@@ -32,15 +64,9 @@ void add_engine_options(CLI::App& cmd, engine_options& o, bool with_key) {
   o.seed_opt = cmd.add_option("--seed", o.seed,
                               "64-bit seed: reproducible and therefore NOT secure (a negative S is its 64-bit two's "
                               "complement 2^64 + S, as Java's long: new Random(-5))");
-  // -S (S <= 2^63) becomes the unsigned 2^64 - S before conversion; anything else is left to
-  // the plain decimal parser (which refuses it with the usual message).
-  o.seed_opt->transform([](std::string v) {
-    std::int64_t x = 0;
-    if (!v.starts_with('-')) return v;
-    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc{} || p != v.data() + v.size()) return v;
-    return std::to_string(static_cast<std::uint64_t>(x));
-  });
+  // Not "UINT": main.cpp's strict decimal check would refuse the sign before this runs.
+  o.seed_opt->type_name("INT")->transform(
+      CLI::Validator([&o](std::string& text) { return seed_decimal(text, o.negative_seed); }, "", "seed"));
   if (with_key) {
     o.key_opt = cmd.add_option("--key", o.key, "ChaCha20 key, 64 hex digits (engine chacha20)");
     o.key_opt->excludes(o.seed_opt);
@@ -73,6 +99,7 @@ engine_spec engine_options::resolve() const {
     throw;
   }
   detail::secure_wipe(file_key_hex.data(), file_key_hex.size());
+  allow_negative_seed(spec.id == engine_id::java);
   const auto& inf = info(spec.id);
   if (s)
     std::fprintf(stderr, "fairdeck: note: --seed %llu makes this run reproducible and therefore not secure (engine %.*s)\n",

@@ -20,9 +20,14 @@ constexpr std::uint64_t enough = std::uint64_t{1} << 40;
 audit_counts probe_counts(std::size_t n, std::uint64_t trials) {
   audit_counts c(n);
   c.trials = trials;
-  const std::uint64_t pairs = trials > 0 ? trials - 1 : 0;
-  for (std::size_t i = 0; i < c.serial.size(); ++i)
-    c.serial[i] = pairs / c.serial.size() + (i < pairs % c.serial.size() ? 1 : 0);
+  // Consecutive pairs spread over the G x G groups: each cell gets its share, and the rest
+  // go one each to cells k (G + 1) mod G^2, k = 0, 1, ... (the diagonal first, then its
+  // neighbours: G + 1 is prime to G^2), so every row and column has some as soon as there
+  // are G of them, as with a fair shuffle.
+  const std::uint64_t pairs = trials > 0 ? trials - 1 : 0, cells = c.serial.size();
+  const std::uint64_t groups = serial_groups(n);
+  for (auto& v : c.serial) v = pairs / cells;
+  for (std::uint64_t k = 0; k < pairs % cells; ++k) ++c.serial[k * (groups + 1) % cells];
   return c;
 }
 
