@@ -241,7 +241,12 @@ TEST(AttackCli, RecoversANegativeJavaSeed) {
   ASSERT_EQ(deck.size(), 52u);
   EXPECT_EQ(run_cli("shuffle --algorithm java --seed 18446744073586094827").out, dealt.out);  // 2^64 - 123456789
   std::string known;
-  for (int i = 0; i < 6; ++i) known += (i ? "," : "") + std::to_string(i) + "=" + deck[static_cast<std::size_t>(i)];
+  for (std::size_t i = 0; i < 6; ++i) {
+    if (i > 0) known += ',';
+    known += std::to_string(i);
+    known += '=';
+    known += deck[i];
+  }
   const auto r = run_cli("attack --algorithm java --seeds=-123456800..-123456780 --known " + known + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
