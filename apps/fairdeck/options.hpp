@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -31,15 +30,8 @@ struct engine_options {
   CLI::Option* key_file_opt = nullptr;
   CLI::Option* seed_opt = nullptr;
   CLI::Option* key_opt = nullptr;
-  // The --seed text when it was negative: `seed` then holds its two's complement 2^64 + S,
-  // which only Java's signed seeds mean (new Random(long)); see allow_negative_seed.
-  std::optional<std::string> negative_seed;
-  // Validated spec; prints the one-line "reproducible, not secure" notice on stderr. A
-  // negative --seed is refused unless the engine is java.
+  // Validated spec; prints the one-line "reproducible, not secure" notice on stderr.
   [[nodiscard]] engine_spec resolve() const;
-  // Throws usage_error, with the mapping Java uses, for a negative --seed where the generator
-  // is not Java's (`java` false).
-  void allow_negative_seed(bool java) const;
 };
 void add_engine_options(CLI::App& cmd, engine_options& o, bool with_key = true);
 
