@@ -49,7 +49,7 @@ std::set<std::string> documented_exit_codes() {
 
 bool groff_clean(const std::string& page_file) {
   if (std::system("command -v groff >/dev/null 2>&1") != 0) return true;  // not installed: nothing to check
-  return run("groff -man -ww -z " + page_file + " 2>&1").empty();
+  return run("groff -k -man -ww -z " + page_file + " 2>&1").empty();
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ TEST(ManPage, FairdeckExitStatusMatchesTheDocs) {
   for (const auto& c : codes) EXPECT_NE(section.find(".B " + c + "\n"), std::string::npos) << c << "\n" << section;
   const std::string file = testing::TempDir() + "fairdeck_man_test.1";
   std::ofstream(file) << r.out;
-  EXPECT_TRUE(groff_clean(file)) << run("groff -man -ww -z " + file + " 2>&1");
+  EXPECT_TRUE(groff_clean(file)) << run("groff -k -man -ww -z " + file + " 2>&1");
   std::remove(file.c_str());
 }
 
@@ -73,7 +73,7 @@ TEST(ManPage, FairdeckdPageNamesEveryOption) {
   const std::string page_file = std::string(FAIRDECK_SOURCE_DIR) + "/apps/fairdeckd/fairdeckd.1";
   const std::string page = slurp(page_file);
   ASSERT_FALSE(page.empty());
-  EXPECT_TRUE(groff_clean(page_file)) << run("groff -man -ww -z " + page_file + " 2>&1");
+  EXPECT_TRUE(groff_clean(page_file)) << run("groff -k -man -ww -z " + page_file + " 2>&1");
   // Installed like fairdeck.1.
   EXPECT_NE(slurp(std::string(FAIRDECK_SOURCE_DIR) + "/apps/fairdeckd/CMakeLists.txt")
                 .find("fairdeckd.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1"),
