@@ -255,7 +255,7 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
     out << fmt::format("<tr><td><a href=\"#pair-{}\">{}</a></td><td>{}</td><td class=\"{}\">{}</td>{}<td class=\"num\">{} ({})</td>"
                        "<td class=\"num\">{:.2f}% [{:.2f}%, {:.2f}%]</td><td class=\"num\">{}</td></tr>\n",
                        i, escape(r.algorithm), escape(r.engine), r.decision.biased ? "biased" : "fair",
-                       r.decision.biased ? "BIASED" : "fair",
+                       verdict_word(r),
                        catalogued ? fmt::format("<td>{}</td>", expected_verdict(r).value_or("&#8211;")) : std::string(),
                        escape(format_p(r.decision.worst_p)), escape(r.decision.worst_test), 100 * r.effect.max_deviation,
                        100 * r.effect.lower, 100 * r.effect.upper, r.counts.trials);
@@ -265,7 +265,7 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
     out << "<nav><b>Contents</b> (fair pairs that behaved as expected are folded; click to open)<ol>\n";
     for (std::size_t i = 0; i < results.size(); ++i)
       out << fmt::format("<li><a href=\"#pair-{}\">{}</a>: {}{}</li>\n", i, escape(subject_of(results[i], run)),
-                         results[i].decision.biased ? "BIASED" : "fair", as_expected(results[i]) ? "" : " (not as expected)");
+                         verdict_word(results[i]), as_expected(results[i]) ? "" : " (not as expected)");
     out << "</ol></nav>\n";
   }
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -274,7 +274,7 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
     out << fmt::format("<details id=\"pair-{}\"{}><summary><h2>{}: <span class=\"{}\">{}</span></h2></summary>\n"
                        "<p class=\"verdict\">{}</p>\n",
                        i, open ? " open" : "", escape(subject_of(r, run)), r.decision.biased ? "biased" : "fair",
-                       r.decision.biased ? "BIASED" : "fair", escape(plain_verdict(r)));
+                       verdict_word(r), escape(plain_verdict(r)));
     out << audit_charts_html(r) << test_table(r) << "</details>\n";
   }
   out << "<p><small>Heat map: row = position from the top (0 = top card), column = card in factory order; white = exactly 1/n of "
