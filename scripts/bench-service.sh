@@ -19,7 +19,7 @@ cleanup() { [[ -n $server ]] && kill "$server" 2>/dev/null; wait 2>/dev/null; rm
 trap cleanup EXIT
 
 token=$("$bin" init --db "$work/bench.db" 2>/dev/null)
-"$bin" serve --db "$work/bench.db" --listen 127.0.0.1:0 >"$work/out" 2>"$work/err" &
+"$bin" serve --db "$work/bench.db" --listen 127.0.0.1:0 --max-connections-per-client "$((conns + 8))" >"$work/out" 2>"$work/err" &
 server=$!
 for _ in $(seq 100); do grep -q listening "$work/out" && break; sleep 0.05; done
 addr=$(sed -n 's|.*http://||p' "$work/out")

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 #include "fairdeck/security/attack.hpp"
+#include "fairdeck/security/negative_seeds.hpp"
 
 namespace fairdeck {
 namespace {
@@ -192,6 +194,89 @@ TEST(AttackParsers, KnownTimeAndAlgorithm) {
     EXPECT_EQ(what.find('\x07'), std::string::npos) << what;
     EXPECT_NE(what.find("\\x1b"), std::string::npos) << what;
   }
+}
+
+// Issue #27 item 19: Java's seeds are signed longs and new Random(S) keeps S mod 2^48; .NET's
+// are signed ints and new Random(S) uses |S|. Negative seeds were refused with no hint.
+TEST(AttackParsers, NegativeSeedsAsTheRuntimesReadThem) {
+  using runtimes::runtime_id;
+  constexpr std::uint64_t m48 = (std::uint64_t{1} << 48) - 1;
+  auto r = parse_seed_range("-5..-1", runtime_id::java);
+  EXPECT_EQ(r.first, m48 - 4);
+  EXPECT_EQ(r.last, m48);
+  r = parse_seed_range("-1", runtime_id::java);
+  EXPECT_EQ(r.first, m48);
+  r = parse_seed_range("-9223372036854775808", runtime_id::java);  // Long.MIN_VALUE = 2^63: 0 mod 2^48
+  EXPECT_EQ(r.first, 0u);
+  r = parse_seed_range("-5..-1", engine_id::java);  // the java engine too
+  EXPECT_EQ(r.first, m48 - 4);
+  try {
+    (void)parse_seed_range("-10..10", runtime_id::java);
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {  // both halves named
+    EXPECT_NE(std::string(e.what()).find("-10..-1 is 281474976710646..281474976710655; search it and 0..10"),
+              std::string::npos) << e.what();
+  }
+  r = parse_seed_range("-5..-1", runtime_id::dotnet_framework);
+  EXPECT_EQ(r.first, 1u);
+  EXPECT_EQ(r.last, 5u);
+  r = parse_seed_range("-7..3", runtime_id::dotnet_framework_orderby);
+  EXPECT_EQ(r.first, 0u);
+  EXPECT_EQ(r.last, 7u);
+  r = parse_seed_range("-2147483648", runtime_id::dotnet_framework);  // int.MinValue: int.MaxValue
+  EXPECT_EQ(r.first, 2147483647u);
+  EXPECT_THROW((void)parse_seed_range("-2147483649", runtime_id::dotnet_framework), std::invalid_argument);
+  EXPECT_THROW((void)parse_seed_range("-5..-1", runtime_id::php), std::invalid_argument);
+  EXPECT_THROW((void)parse_seed_range("-5", engine_id::delphi), std::invalid_argument);
+  EXPECT_FALSE(negative_seed_note("5..9", runtime_id::java));
+  EXPECT_NE(negative_seed_note("-5..-1", runtime_id::java).value_or("").find("seeds 281474976710651..281474976710655"),
+            std::string::npos);
+}
+
+TEST(AttackCli, RecoversANegativeJavaSeed) {
+  // Collections.shuffle(list, new Random(-123456789L)): --seed takes the signed value.
+  const auto dealt = run_cli("shuffle --algorithm java --seed -123456789");
+  ASSERT_EQ(dealt.exit_code, 0) << dealt.err;
+  const auto deck = words(dealt.out);
+  ASSERT_EQ(deck.size(), 52u);
+  EXPECT_EQ(run_cli("shuffle --algorithm java --seed 18446744073586094827").out, dealt.out);  // 2^64 - 123456789
+  std::string known;
+  for (std::size_t i = 0; i < 6; ++i) {
+    if (i > 0) known += ',';
+    known += std::to_string(i);
+    known += '=';
+    known += deck[i];
+  }
+  const auto r = run_cli("attack --algorithm java --seeds=-123456800..-123456780 --known " + known + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["seeds"], nlohmann::json::array({(std::uint64_t{1} << 48) - 123456789}));
+  EXPECT_NE(r.err.find("keeps S mod 2^48"), std::string::npos) << r.err;
+  // The java engine takes it too; other generators refuse a negative seed, naming Java's rule.
+  EXPECT_EQ(run_cli("random --engine java --seed -5 --count 3").out,
+            run_cli("random --engine java --seed 18446744073709551611 --count 3").out);
+  for (const char* args : {"shuffle --seed -1", "shuffle --engine pcg64 --seed -5", "shuffle --algorithm python --seed -5"}) {
+    const auto bad = run_cli(args);
+    EXPECT_EQ(bad.exit_code, 2) << args;
+    EXPECT_NE(bad.err.find("only Java's seeds are signed"), std::string::npos) << args << bad.err;
+  }
+}
+
+// Issue #27 item 19: "node takes a seed in [0, 4294967295]" and "give a seed in [1, 4294967295]"
+// contradicted each other; there is one range and one text.
+TEST(AttackCli, NodeSeedRangeIsOneRange) {
+  const auto zero = run_cli("shuffle --algorithm node --seed 0");
+  const auto big = run_cli("shuffle --algorithm node --seed 4294967296");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(big.exit_code, 2);
+  for (const auto* r : {&zero, &big}) {
+    EXPECT_NE(r->err.find("node takes a seed in [1, 4294967295]"), std::string::npos) << r->err;
+    EXPECT_EQ(r->err.find("[0, 4294967295]"), std::string::npos) << r->err;
+  }
+  EXPECT_NE(zero.err.find("0 means an unseeded"), std::string::npos) << zero.err;
+  EXPECT_EQ(runtimes::min_seed(runtimes::runtime_id::node_sort), 1u);
+  EXPECT_EQ(runtimes::min_seed(runtimes::runtime_id::java), 0u);
+  EXPECT_EQ(run_cli("shuffle --algorithm node --seed 1").exit_code, 0);
 }
 
 }  // namespace

@@ -5,9 +5,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <numeric>
+#include <random>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_runner.hpp"
 
@@ -131,3 +137,76 @@ TEST(AuditCli, CtrlCStopsAndReportsPartialCounts) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string shuffled_decks(int count, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::vector<int> deck(52);
+  std::string out;
+  for (int k = 0; k < count; ++k) {
+    std::iota(deck.begin(), deck.end(), 0);
+    for (int i = 51; i > 0; --i) std::swap(deck[i], deck[g() % static_cast<unsigned>(i + 1)]);
+    for (int i = 0; i < 52; ++i) out += std::to_string(deck[i]) + (i == 51 ? "\n" : " ");
+  }
+  return out;
+}
+
+std::string fmt_deck(const int (&d)[3]) {
+  return std::to_string(d[0]) + " " + std::to_string(d[1]) + " " + std::to_string(d[2]) + "\n";
+}
+
+}  // namespace
+
+// Issue #27 item 16: one deck "looked fair" (exit 0) on the two tests it could run. Too few
+// decks for some test is no verdict: "too little data" and exit 4, as certify's `invalid`.
+TEST(AuditCli, TooFewDecksIsNoVerdictAndExitsFour) {
+  const std::string one = shuffled_decks(1, 3);
+  auto r = run_cli("audit --input - --format indices", one);
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;  // was 0
+  EXPECT_NE(r.out.find("too little data: 1 deck, need at least 52 for "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("look fair"), std::string::npos) << r.out;
+  const auto j = audit_json("--input - --format indices", 4, one);
+  EXPECT_EQ(j["verdict"], "too-little-data");
+  EXPECT_FALSE(j["as_expected"].get<bool>());
+  EXPECT_EQ(j["audits"][0]["verdict"], "too-little-data");
+  EXPECT_EQ(j["audits"][0]["data_needed"]["decks"], 52);
+  EXPECT_NE(j["bottom_line"].get<std::string>().find("too little data"), std::string::npos);
+  // 51 decks are still one short; 52 decks give every test one expected deal per category.
+  EXPECT_EQ(run_cli("audit --input - --format indices", shuffled_decks(51, 4)).exit_code, 4);
+  r = run_cli("audit --input - --format indices --json", shuffled_decks(52, 4));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_FALSE(json::parse(r.out)["audits"][0].contains("data_needed"));
+  // A bias found in few decks stands: the same deck 30 times is biased, not "too little data".
+  std::string same;
+  for (int i = 0; i < 30; ++i) same += one;
+  EXPECT_EQ(audit_json("--input - --format indices", 3, same)["verdict"], "biased");
+  // Tests skipped for the deck's make-up (3 cards of one suit: no suit test) never count.
+  std::string small;
+  std::mt19937_64 g(6);
+  for (int i = 0; i < 600; ++i) {
+    int d[3] = {0, 1, 2};
+    for (int k = 2; k > 0; --k) std::swap(d[k], d[g() % static_cast<unsigned>(k + 1)]);
+    small += fmt_deck(d);
+  }
+  r = run_cli("audit --input - --format indices --json", small);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(json::parse(r.out)["verdict"], "fair");
+}
+
+// Issue #27 item 14: a FIFO or a pipe path works wherever a file does.
+TEST(AuditCli, ReadsDecksFromAFifoAndFromDevStdin) {
+  char tmpl[] = "/tmp/fairdeck_audit_fifo_XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const std::string decks = dir + "/decks.txt", fifo = dir + "/decks.fifo";
+  std::ofstream(decks) << shuffled_decks(300, 5);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = run_cli("audit --json --format indices --input " + fifo + " & timeout 120 cat " + decks + " > " + fifo +
+                   "; wait $!");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["audits"][0]["trials"], 300);
+  r = run_cli("audit --json --format indices --input /dev/stdin", shuffled_decks(300, 5));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["audits"][0]["trials"], 300);
+  (void)!std::system(("rm -rf " + dir).c_str());
+}

@@ -14,9 +14,12 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_runner.hpp"
+#include "fairdeck/certify/evidence.hpp"
 
 using fairdeck::testing::run_cli;
 
@@ -37,6 +40,26 @@ std::string slurp(const std::string& path) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+// Runs `script` with bash, the built CLI as $F: pipes, FIFOs and process substitution that
+// run_cli's single command cannot express. stdout and the exit code; stderr to `err_file`.
+struct sh_result {
+  int exit_code = -1;
+  std::string out;
+};
+sh_result run_bash(const temp_dir& d, const std::string& script) {
+  const std::string file = d.file("script.sh");
+  std::ofstream(file) << "F=" << FAIRDECK_CLI << "\n" << script << "\n";
+  sh_result r;
+  if (FILE* p = ::popen(("bash " + file + " 2>" + d.file("script.err")).c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  }
+  return r;
 }
 
 }  // namespace
@@ -172,6 +195,7 @@ TEST(CertifyCli, SignedReportVerifiesAndTamperingIsCaught) {
   EXPECT_EQ(r.out.find(slurp(prefix + ".key").substr(28, 20)), std::string::npos);  // no secret in output
   auto v = run_cli("certify verify " + d.file("report.json") + " --public-key " + prefix + ".pub");
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find("verdict pass"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("signature valid"), std::string::npos);
   const std::string html = slurp(d.file("report.html"));
   EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
@@ -181,7 +205,8 @@ TEST(CertifyCli, SignedReportVerifiesAndTamperingIsCaught) {
   auto j = nlohmann::json::parse(slurp(d.file("report.json")));
   j["tests"][0]["p_value"] = 0.999;
   std::ofstream(d.file("tampered.json")) << j.dump(2);
-  EXPECT_EQ(run_cli("certify verify " + d.file("tampered.json")).exit_code, 3);
+  EXPECT_EQ(run_cli("certify verify " + d.file("tampered.json") + " --public-key " + prefix + ".pub").exit_code, 3);
+  EXPECT_EQ(run_cli("certify verify " + d.file("tampered.json")).exit_code, 3);  // invalid, pinned or not
   // Another key pair does not match the pinned public key.
   ASSERT_EQ(run_cli("certify keygen " + d.file("other")).exit_code, 0);
   EXPECT_EQ(run_cli("certify verify " + d.file("report.json") + " --public-key " + d.file("other.pub")).exit_code, 3);
@@ -199,4 +224,146 @@ TEST(CertifyCli, RandomRawWritesExactlyTheRequestedBytes) {
   // A reader that stops early ends the stream quietly.
   const auto h = run_cli("random --raw --engine pcg64 --seed 1 | head -c 10 | wc -c");
   EXPECT_EQ(h.exit_code, 0);
+}
+
+// Issue #27 item 7: a signature proves who signed only against a key the verifier already
+// trusts; a JSON key named twice must not let one reader see "pass" where the signature
+// covers "fail"; a secret key others can read is refused, as ssh refuses one.
+TEST(CertifyCli, VerifyRefusesUnpinnedKeysRepeatedKeysAndOpenSecretKeys) {
+  temp_dir d;
+  ASSERT_EQ(run_cli("certify keygen " + d.file("lab")).exit_code, 0);
+  ASSERT_EQ(run_cli("certify keygen " + d.file("mallory")).exit_code, 0);
+  // A failing report, signed by the lab.
+  auto r = run_cli("certify --known-bad randu --values 100000 --sign " + d.file("lab.key") + " --report " +
+                   d.file("fail.json"));
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const std::string signed_text = slurp(d.file("fail.json"));
+  ASSERT_EQ(run_cli("certify verify " + d.file("fail.json") + " --public-key " + d.file("lab.pub")).exit_code, 0);
+
+  // Mallory turns it into a pass and re-signs it with her own key (the report names her key).
+  auto forged = nlohmann::json::parse(signed_text);
+  forged.erase("signature");
+  forged["verdict"] = "pass";
+  const auto sig = fairdeck::certify::sign_message(forged.dump(), d.file("mallory.key"));
+  forged["signature"] = {{"algorithm", "Ed25519"}, {"public_key", sig.public_key_hex}, {"value", sig.signature_hex}};
+  std::ofstream(d.file("forged.json")) << forged.dump(2);
+  auto v = run_cli("certify verify " + d.file("forged.json"));
+  EXPECT_EQ(v.exit_code, 5) << v.out << v.err;  // was 0: "signature valid"
+  EXPECT_NE(v.out.find("signature is valid but the key is not pinned: pass --public-key"), std::string::npos) << v.out;
+  EXPECT_EQ(std::count(v.out.begin(), v.out.end(), '\n'), 1) << v.out;  // one line
+  v = run_cli("certify verify " + d.file("forged.json") + " --public-key " + d.file("lab.pub"));
+  EXPECT_EQ(v.exit_code, 3) << v.out;
+  EXPECT_NE(v.out.find("not by the expected key"), std::string::npos) << v.out;
+  // The lab's own report, unpinned: valid, yet not accepted either.
+  EXPECT_EQ(run_cli("certify verify " + d.file("fail.json")).exit_code, 5);
+  // A pin that cannot be read is an error, never a pass.
+  EXPECT_EQ(run_cli("certify verify " + d.file("fail.json") + " --public-key " + d.file("none.pub")).exit_code, 1);
+
+  // A "verdict": "pass" put before the signed "verdict": "fail": the bytes a last-wins parser
+  // re-derives are still the signed ones, so this verified; a first-wins reader saw "pass".
+  std::string dup = signed_text;
+  ASSERT_EQ(dup.front(), '{');
+  dup.insert(1, "\n  \"verdict\": \"pass\",");
+  std::ofstream(d.file("dup.json")) << dup;
+  v = run_cli("certify verify " + d.file("dup.json") + " --public-key " + d.file("lab.pub"));
+  EXPECT_EQ(v.exit_code, 3) << v.out;  // was 0
+  EXPECT_NE(v.out.find("\"verdict\" in the top-level object twice"), std::string::npos) << v.out;
+  // Anywhere in the report: a test's result named twice.
+  std::string nested = signed_text;
+  const auto at = nested.find("\"result\": \"fail\"");
+  ASSERT_NE(at, std::string::npos);
+  nested.insert(at, "\"result\": \"pass\", ");
+  std::ofstream(d.file("nested.json")) << nested;
+  v = run_cli("certify verify " + d.file("nested.json") + " --public-key " + d.file("lab.pub"));
+  EXPECT_EQ(v.exit_code, 3) << v.out;
+  EXPECT_NE(v.out.find("\"result\" in tests twice"), std::string::npos) << v.out;
+
+  // A secret key readable by the group or by others: refused before the run, nothing written.
+  for (const mode_t mode : {0644, 0640, 0604, 0620}) {
+    ASSERT_EQ(::chmod(d.file("lab.key").c_str(), mode), 0);
+    r = run_cli("certify --engine pcg64 --seed 2 --values 50000 --sign " + d.file("lab.key") + " --report " +
+                d.file("open.json"));
+    EXPECT_EQ(r.exit_code, 1) << mode << r.out;
+    const auto error = r.err.substr(std::min(r.err.size(), r.err.find("fairdeck: error: ")));
+    EXPECT_NE(error.find("chmod 600"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << r.err;  // one line
+    EXPECT_EQ(::access(d.file("open.json").c_str(), F_OK), -1);
+  }
+  ASSERT_EQ(::chmod(d.file("lab.key").c_str(), 0400), 0);  // owner-only, read-only: fine
+  EXPECT_EQ(run_cli("certify --engine pcg64 --seed 2 --values 50000 --sign " + d.file("lab.key")).exit_code, 0);
+}
+
+// Issue #27 item 14: every input that takes a file takes a stream too (a pipe, a FIFO,
+// /dev/stdin, a process substitution): read once, hashed as read, no size asked for. Before,
+// --raw/--scaled stopped with "cannot get file size" and --input read nothing ("no decks":
+// the whole FIFO went into the SHA-256 first).
+TEST(CertifyCli, PipesFifosAndProcessSubstitutionAreStreams) {
+  temp_dir d;
+  ASSERT_EQ(run_cli("random --raw --engine pcg64 --seed 3 --bytes 800000 > " + d.file("raw.bin")).exit_code, 0);
+  const auto file = run_cli("certify --raw " + d.file("raw.bin") + " --json");
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  const auto want = nlohmann::json::parse(file.out)["inputs"][0];
+  auto check = [&](const sh_result& r, const char* how) {
+    ASSERT_EQ(r.exit_code, 0) << how << ": " << slurp(d.file("script.err")) << r.out;
+    const auto in = nlohmann::json::parse(r.out)["inputs"][0];
+    EXPECT_EQ(in["volume"], want["volume"]) << how;
+    EXPECT_EQ(in["sha256"], want["sha256"]) << how;  // the same bytes, hashed as they were read
+    EXPECT_EQ(in["source"], "pipe") << how;
+  };
+  // Process substitution (/dev/fd/N), /dev/stdin on a pipe, a real FIFO (a stream's length
+  // is unknown: --max-values sizes the birthday test, as for stdin).
+  check(run_bash(d, "$F certify --raw <(cat " + d.file("raw.bin") + ") --max-values 100000 --json"), "<(...)");
+  check(run_bash(d, "cat " + d.file("raw.bin") + " | $F certify --raw /dev/stdin --max-values 100000 --json"), "/dev/stdin");
+  ASSERT_EQ(::mkfifo(d.file("raw.fifo").c_str(), 0600), 0);
+  check(run_bash(d, "timeout 120 cat " + d.file("raw.bin") + " > " + d.file("raw.fifo") + " &\n$F certify --raw " +
+                        d.file("raw.fifo") + " --max-values 100000 --json"),
+        "mkfifo");
+
+  // Scaled draws through a pipe path.
+  ASSERT_EQ(run_cli("random --engine chacha20 --seed 4 --below 52 --count 60000 > " + d.file("scaled.txt")).exit_code, 0);
+  auto r = run_bash(d, "$F certify --scaled <(cat " + d.file("scaled.txt") + ") --range 52 --max-values 60000 --json");
+  ASSERT_EQ(r.exit_code, 0) << slurp(d.file("script.err")) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"][0]["volume"], 60000);
+
+  // Decks from a FIFO.
+  std::string decks;
+  std::mt19937_64 g(9);
+  std::vector<int> deck(52);
+  for (int k = 0; k < 2000; ++k) {
+    std::iota(deck.begin(), deck.end(), 0);
+    std::shuffle(deck.begin(), deck.end(), g);
+    for (int i = 0; i < 52; ++i) decks += std::to_string(deck[i]) + (i == 51 ? "\n" : " ");
+  }
+  std::ofstream(d.file("decks.txt")) << decks;
+  ASSERT_EQ(::mkfifo(d.file("decks.fifo").c_str(), 0600), 0);
+  r = run_bash(d, "timeout 120 cat " + d.file("decks.txt") + " > " + d.file("decks.fifo") + " &\n$F certify --input " +
+                      d.file("decks.fifo") + " --format indices --json");
+  ASSERT_NE(r.exit_code, 1) << slurp(d.file("script.err"));
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"][0]["volume"], 2000);
+  EXPECT_EQ(j["inputs"][0]["source"], "pipe");
+  // Hands from a pipe path.
+  r = run_bash(d, "$F certify --hands <(printf 'Ah Kd 7c 7s 2h\\n') --json");
+  EXPECT_EQ(r.exit_code, 4) << slurp(d.file("script.err"));  // 1 hand: too little data
+  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"][0]["volume"], 1);
+}
+
+// Issue #27 item 14: `certify --scaled -` ended `invalid` below ~21 M values whatever
+// --max-values said: stdin's battery was sized for an unknown volume (2^60 birthday cells,
+// 2^23 values a replicate) and --max-values was ignored. It now sizes it, as for --raw -.
+TEST(CertifyCli, ScaledStdinIsSizedByMaxValues) {
+  temp_dir d;
+  ASSERT_EQ(run_cli("random --engine chacha20 --seed 4 --below 52 --count 60000 > " + d.file("scaled.txt")).exit_code, 0);
+  const std::string draws = slurp(d.file("scaled.txt"));
+  auto r = run_cli("certify --scaled - --range 52 --max-values 60000 --json", draws);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;  // was 4: birthday-spacings invalid
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "pass");
+  EXPECT_EQ(j["inputs"][0]["volume"], 60000);
+  EXPECT_EQ(j["inputs"][0]["source"], "stdin");
+  for (const auto& t : j["tests"]) EXPECT_EQ(t["result"], "pass") << t.dump();
+  // Without --max-values the length is unknown: the report says why the test lacked data.
+  r = run_cli("certify --scaled - --range 52 --json", draws);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("give --max-values N"), std::string::npos) << r.err;
 }

@@ -1,6 +1,7 @@
 // The embedded browser verifier: fairdeck::fair::verify_page() and `fairdeck fair page` give
 // exactly the bytes of web/verify.html (what fairdeckd serves at GET /verify). The page's own
-// behaviour is tested in Chromium by tests/browser/verify_page_test.mjs.
+// behaviour is tested in Chromium by tests/browser/verify_page_test.mjs. Also: what lets the
+// audit HTML fit a phone's screen (the rendered width is measured by tests/browser/phone_width.mjs).
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -93,6 +94,29 @@ TEST(VerifyPageCli, UnwritablePlacesAreOneLineErrors) {
   r = run_cli("fair page > /dev/full");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("standard output"), std::string::npos) << r.err;
+}
+
+// Issue #27 item 19: the audit HTML (`fairdeck audit --html`, also fairdeckd's
+// /audit?format=html) was cut off on a 390-px phone. What makes it fit, checked in the bytes;
+// tests/browser/phone_width.mjs measures the rendered page in Chromium at 390 px.
+TEST(AuditHtmlPhone, HasAViewportAndEveryTableScrollsInItsOwnBox) {
+  temp_dir dir;
+  const auto file = dir.path / "audit.html";
+  const auto r = run_cli("audit --seed 3 --trials 2000 --algorithm naive --algorithm fisher-yates --html " + file.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read_bytes(file);
+  const auto head_end = html.find("</head>");
+  ASSERT_NE(head_end, std::string::npos);
+  EXPECT_LT(html.find(R"(<meta name="viewport" content="width=device-width, initial-scale=1">)"), head_end);
+  // Every table sits directly in a sideways-scrolling box, so a wide table scrolls by itself.
+  std::size_t tables = 0;
+  for (auto at = html.find("<table"); at != std::string::npos; at = html.find("<table", at + 1)) {
+    ++tables;
+    EXPECT_EQ(html.rfind(R"(<div class="scroll">)", at) + 20, at) << "table at byte " << at << " is not in a scroll box";
+  }
+  EXPECT_EQ(tables, 3u);  // the summary and one test table per pair
+  EXPECT_NE(html.find(".scroll{overflow-x:auto"), std::string::npos);
+  EXPECT_NE(html.find("svg{max-width:100%;height:auto}"), std::string::npos);  // the charts scale down
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/security/attack.hpp"
+#include "fairdeck/security/negative_seeds.hpp"
 #include "fairdeck/security/runtime_attack.hpp"
 #include "fairdeck/util/printable.hpp"
 #include "options.hpp"
@@ -145,6 +146,8 @@ int run_attack_cmd(const attack_options& o) {
       labelled("--algorithm", [&] { validate(spec); });  // says why this runtime cannot be searched
     if (o.seeds_opt->count() || !o.around.empty()) {
       range = labelled("--seeds", [&] { return parse_seed_range(o.seeds, *spec.runtime); });
+      if (const auto note = o.seeds_opt->count() ? negative_seed_note(o.seeds, *spec.runtime) : std::nullopt)
+        fmt::print(stderr, "fairdeck: note: {}\n", *note);
     } else {
       try {  // no range given: the whole seed space, when it is small enough
         range = parse_seed_range("all", *spec.runtime);

@@ -21,6 +21,7 @@
 #include "command.hpp"
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/runtimes/audit.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 #include "fairdeck/stats/audit.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "options.hpp"
@@ -105,6 +106,11 @@ std::vector<stats::audit_subject> subjects(const audit_options& o, std::uint64_t
 struct runtime_audits {
   std::vector<runtimes::runtime_id> ids;
   std::vector<std::string> others;  // the remaining --algorithm values
+  [[nodiscard]] std::uint64_t min_seed() const {  // node: 1 (--random_seed=0 is unseeded)
+    std::uint64_t m = 0;
+    for (auto id : ids) m = std::max(m, runtimes::min_seed(id));
+    return m;
+  }
   [[nodiscard]] std::uint64_t seed_limit() const {  // 0: every 64-bit seed
     std::uint64_t limit = 0;
     for (auto id : ids) {
@@ -158,7 +164,9 @@ void emit(const std::vector<stats::audit_result>& results, const audit_run_info&
 
 // Exit status: 0 exactly when every verdict is the expected one (JSON as_expected), 3 when
 // one differs (a fair catalogue algorithm or external input found biased, or a broken
-// reference shuffle not caught), 130 interrupted (partial report printed).
+// reference shuffle not caught), 4 when the input is too small for a verdict (some test
+// needs more decks: "too little data", as certify's `invalid`), 130 interrupted (partial
+// report printed).
 int run_input_audit(const audit_options& o) {
   stats::input_settings s;
   s.format = labelled("--format", [&] { return stats::parse_deck_format(o.format); });
@@ -191,6 +199,7 @@ int run_input_audit(const audit_options& o) {
   const audit_run_info run{std::nullopt, o.alpha, "input", 1, !results.front().complete, o.html};
   emit(results, run, o, html);
   if (run.interrupted) return 130;
+  if (too_little_data(results.front())) return 4;
   return all_as_expected(results) ? 0 : 3;
 }
 
@@ -212,7 +221,8 @@ int run_audit(const audit_options& o) {
   const bool seeded = o.engines.empty() || std::any_of(o.engines.begin(), o.engines.end(),
                                                        [](const std::string& e) { return e != "secure"; });
   if (!o.seed_opt->count() && seeded) {  // fresh, and printed so the run can be repeated
-    seed = fresh_audit_seed(o.engines, rts.seed_limit());
+    do seed = fresh_audit_seed(o.engines, rts.seed_limit());
+    while (seed < rts.min_seed());
     fmt::print(stderr, "fairdeck: note: audit seed {} (repeat with --seed {})\n", seed, seed);
   }
   for (auto id : rts.ids)  // fail before any work when a runtime refuses the seed

@@ -105,6 +105,22 @@ certify::certify_plan make_plan(const certify_options& o) {
   return p;
 }
 
+// A stream of unknown length (stdin, a pipe) sizes the birthday test for 2^60 cells; when
+// that left it without data, say how to size it (docs/certify.md).
+void note_unsized_streams(const certify_options& o, const certify::certification& c) {
+  if (o.max_opt->count()) return;
+  for (const auto& in : c.inputs) {
+    if ((in.family != "raw" && in.family != "scaled") || (in.source != "stdin" && in.source != "pipe")) continue;
+    for (const auto& t : c.tests)
+      if (t.family == in.family && t.name.starts_with("birthday-spacings") && t.result == certify::outcome::invalid) {
+        std::fprintf(stderr, "fairdeck: note: the length of --%s %s was unknown, so birthday-spacings was sized for "
+                             "2^60 cells and lacked data: give --max-values N (the values you send) to size it\n",
+                     in.family.c_str(), in.name.c_str());
+        return;
+      }
+  }
+}
+
 int run_certify(const certify_options& o) {
   const auto plan = make_plan(o);
   if (!o.sign.empty()) (void)certify::sign_message("", o.sign);  // a bad key fails before the long run
@@ -138,6 +154,7 @@ int run_certify(const certify_options& o) {
   else
     print_certify_table(report);
   if (!c.complete) std::fprintf(stderr, "fairdeck: interrupted: the report covers the data read so far\n");
+  note_unsized_streams(o, c);
   switch (c.verdict.verdict) {
     case certify::outcome::pass: return 0;
     case certify::outcome::fail: return 3;
@@ -146,15 +163,27 @@ int run_certify(const certify_options& o) {
   return 4;
 }
 
+// Exit status: 0 the signature is valid and made by the pinned key (--public-key); 3 no
+// signature, an invalid one, another signer, or a report that repeats a JSON key; 5 the
+// signature is valid but no key was pinned (anyone can re-sign a report with a key of their
+// own, so an unpinned signature proves nothing about who signed); 1 unreadable files.
+constexpr int exit_unpinned = 5;
+
 int run_verify(const certify_options& o) {
   std::ifstream f(o.verify_path, std::ios::binary);
   if (!f) throw std::runtime_error(fmt::format("cannot open report '{}'", o.verify_path));
+  std::ostringstream text;
+  text << f.rdbuf();
+  if (f.bad()) throw std::runtime_error(fmt::format("read error on report '{}'", o.verify_path));
   nlohmann::json r;
   try {
-    r = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(fmt::format("'{}' is not a JSON report: {}", o.verify_path, e.what()));
+    r = parse_report_strict(text.view());
+  } catch (const std::runtime_error& e) {
+    fmt::print("fairdeck: {}: {}\n", o.verify_path, e.what());
+    return 3;
   }
+  // The pinned key is read first: a missing or malformed .pub file is an error (exit 1).
+  const std::string pinned = o.public_key.empty() ? std::string() : certify::read_public_key_file(o.public_key);
   if (!r.is_object() || !r.contains("signature") || !r["signature"].is_object() ||
       !r["signature"].value("public_key", nlohmann::json()).is_string() ||
       !r["signature"].value("value", nlohmann::json()).is_string()) {
@@ -162,20 +191,25 @@ int run_verify(const certify_options& o) {
     return 3;
   }
   const std::string pk = r["signature"]["public_key"].get<std::string>();
-  if (!o.public_key.empty()) {
-    const std::string pinned = certify::read_public_key_file(o.public_key);
-    if (pinned != pk) {
-      fmt::print("fairdeck: {}: signed by key {}, not by the expected key {}\n", o.verify_path, pk, pinned);
-      return 3;
-    }
+  if (!pinned.empty() && pinned != pk) {
+    fmt::print("fairdeck: {}: signed by key {}, not by the expected key {}\n", o.verify_path, pk, pinned);
+    return 3;
   }
   if (!certify::verify_message(signed_bytes(r), r["signature"]["value"].get<std::string>(), pk)) {
     fmt::print("fairdeck: {}: signature INVALID: the report was changed or not signed by key {}\n", o.verify_path, pk);
     return 3;
   }
-  fmt::print("signature valid: Ed25519 key {}{}; verdict {}, dated {}\n", pk,
-             o.public_key.empty() ? " (pin it with --public-key FILE)" : " (the expected key)",
-             r.value("verdict", std::string("?")), r.value("date", std::string("?")));
+  const auto field = [&](const char* key) {
+    const auto it = r.find(key);
+    return it != r.end() && it->is_string() ? it->get<std::string>() : std::string("?");
+  };
+  if (pinned.empty()) {
+    fmt::print("fairdeck: {}: signature is valid but the key is not pinned: pass --public-key FILE (the signer's "
+               ".pub, from the signer, not from the report); it names key {}\n", o.verify_path, pk);
+    return exit_unpinned;
+  }
+  fmt::print("signature valid: Ed25519 key {} (the expected key); verdict {}, dated {}\n", pk, field("verdict"),
+             field("date"));
   return 0;
 }
 
@@ -205,9 +239,11 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--sign", o->sign, "Sign the JSON report with the Ed25519 key in KEYFILE (fairdeck certify keygen)");
   o->keygen = cmd->add_subcommand("keygen", "Create an Ed25519 key pair: PREFIX.key (secret, 0600) and PREFIX.pub");
   o->keygen->add_option("prefix", o->keygen_prefix, "Path prefix of the key files")->required();
-  o->verify = cmd->add_subcommand("verify", "Check the Ed25519 signature of a JSON report");
+  o->verify = cmd->add_subcommand("verify", "Check the Ed25519 signature of a JSON report against --public-key "
+                                  "(exit 0 valid, 3 invalid, 5 valid but no key pinned)");
   o->verify->add_option("report", o->verify_path, "The signed JSON report")->required();
-  o->verify->add_option("--public-key", o->public_key, "Require this signer (a .pub file from keygen)");
+  o->verify->add_option("--public-key", o->public_key,
+                        "The signer's key (a .pub file from keygen); without it a valid signature exits 5");
   cmd->require_subcommand(0, 1);
   o->keygen->callback([o, &exit_code] {
     const auto k = certify::generate_key_files(o->keygen_prefix);

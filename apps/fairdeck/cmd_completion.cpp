@@ -107,9 +107,21 @@ std::string man_page(const CLI::App& root) {
       "rename). Card positions count from 0 (the top card).\n.SH COMMANDS\n",
       roff(root.get_description().substr(root.get_description().find(':') + 2)));
   man_section(root, "", out);
-  out += ".SH EXIT STATUS\n0 success; 1 runtime failure (including a failed write); 2 usage error; 3 an audit "
-         "verdict other than expected, or a failed verification; 130 interrupted (Ctrl\\-C).\n"
-         ".SH SEE ALSO\nThe documents in docs/ of the fairdeck sources: cli.md and one cli\\-COMMAND.md per command.\n";
+  // The table of docs/cli.md "Exit codes".
+  out += ".SH EXIT STATUS\n.TP\n.B 0\nSuccess; for a check, the check passed.\n"
+         ".TP\n.B 1\nRuntime failure (unreadable or malformed input, a failed write); \\fBfair verify\\fR: not "
+         "verified.\n"
+         ".TP\n.B 2\nUsage error.\n"
+         ".TP\n.B 3\nA finding: \\fBaudit\\fR found something expected to be fair biased (or did not catch a broken "
+         "shuffle); \\fBcertify\\fR fail; \\fBcertify verify\\fR: no signature, an invalid one, another signer than "
+         "\\fB\\-\\-public\\-key\\fR, or a report that names a JSON key twice.\n"
+         ".TP\n.B 4\nNo verdict from the data: \\fBcertify\\fR invalid (some test lacked data, or the run was "
+         "stopped), \\fBaudit \\-\\-input\\fR too little data, \\fBattack\\fR without a confident recovery.\n"
+         ".TP\n.B 5\n\\fBcertify verify\\fR: the signature is valid but no key was pinned (pass "
+         "\\fB\\-\\-public\\-key\\fR \\fIFILE\\fR).\n"
+         ".TP\n.B 130\nInterrupted (Ctrl\\-C): long commands print what they finished.\n"
+         ".SH SEE ALSO\n.BR fairdeckd (1);\nthe documents in docs/ of the fairdeck sources: cli.md and one cli\\-COMMAND.md per "
+         "command.\n";
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "fairdeck/shuffle/fairness.hpp"
 #include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "options.hpp"
+#include "seed_option.hpp"
 
 namespace fairdeck::cli {
 namespace {
@@ -39,6 +40,7 @@ int run_runtime_shuffle(const shuffle_options& o, runtimes::runtime_id id) {
                                   inf.name, inf.runtime));
   const deck_spec spec = o.deck.spec();
   const bool seeded = given(o.engine.seed_opt);
+  allow_negative_seed(o.engine, id == runtimes::runtime_id::java);  // a signed seed: Java's only
   const std::uint64_t seed = seeded ? o.engine.seed : runtimes::fresh_seed(id);
   const auto shoe = make_deck(spec);
   std::vector<std::uint32_t> list(shoe.size());

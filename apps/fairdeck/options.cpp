@@ -1,11 +1,16 @@
 #include "options.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <map>
+#include <string>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "seed_option.hpp"
 
 namespace fairdeck::cli {
 
@@ -22,12 +27,56 @@ void add_deck_options(CLI::App& cmd, deck_options& o) {
   cmd.add_option("--jokers", o.jokers, fmt::format("Jokers after the decks (0..{})", max_jokers))->capture_default_str();
 }
 
+// The --seed text of each engine_options whose seed was negative (at most one per command).
+static std::map<const engine_options*, std::string>& negative_seeds() {
+  static std::map<const engine_options*, std::string> seeds;
+  return seeds;
+}
+
+// Plain decimal in [-2^63, 2^64): a negative S becomes 2^64 + S (Java's long, C's cast) and
+// is remembered, since only Java's seeds are signed (allow_negative_seed, seed_option.hpp).
+// Everything else is refused as main.cpp's strict check refuses it (no octal, hex, sign on a
+// positive value, or overflow).
+static std::string seed_decimal(std::string& text, const engine_options& o) {
+  const bool minus = !text.empty() && text.front() == '-';
+  const std::string digits_text = minus ? text.substr(1) : text;
+  if (digits_text.empty() || digits_text.find_first_not_of("0123456789") != std::string::npos)
+    return "'" + text + "' is not a decimal integer";
+  if (minus) {
+    std::int64_t v = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || p != text.data() + text.size()) return "'" + text + "' is below -2^63";
+    negative_seeds()[&o] = text;
+    text = std::to_string(static_cast<std::uint64_t>(v));
+    return {};
+  }
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || p != text.data() + text.size()) return "'" + text + "' is larger than 2^64-1";
+  negative_seeds().erase(&o);
+  text = std::to_string(v);  // no octal surprises for leading zeros
+  return {};
+}
+
+void allow_negative_seed(const engine_options& o, bool java) {
+  const auto it = negative_seeds().find(&o);
+  if (it == negative_seeds().end() || java) return;
+  throw usage_error(fmt::format("--seed: {} is negative: only Java's seeds are signed (--engine java and --algorithm "
+                                "java take it as new Random({}L) does, 2^64{}); others take 0..18446744073709551615",
+                                it->second, it->second, it->second));
+}
+
 void add_engine_options(CLI::App& cmd, engine_options& o, bool with_key) {
   std::string names;
   for (const auto& e : engine_catalog()) names += fmt::format("{}{}", names.empty() ? "" : ", ", e.name);
   o.engine_opt = cmd.add_option("--engine", o.engine,
                                 fmt::format("Random engine: {} (default secure; chacha20 when --seed/--key given)", names));
-  o.seed_opt = cmd.add_option("--seed", o.seed, "64-bit seed: reproducible and therefore NOT secure");
+  o.seed_opt = cmd.add_option("--seed", o.seed,
+                              "64-bit seed: reproducible and therefore NOT secure (a negative S is its 64-bit two's "
+                              "complement 2^64 + S, as Java's long: new Random(-5))");
+  // Not "UINT": main.cpp's strict decimal check would refuse the sign before this runs.
+  o.seed_opt->type_name("INT")->transform(
+      CLI::Validator([&o](std::string& text) { return seed_decimal(text, o); }, "", "seed"));
   if (with_key) {
     o.key_opt = cmd.add_option("--key", o.key, "ChaCha20 key, 64 hex digits (engine chacha20)");
     o.key_opt->excludes(o.seed_opt);
@@ -60,6 +109,7 @@ engine_spec engine_options::resolve() const {
     throw;
   }
   detail::secure_wipe(file_key_hex.data(), file_key_hex.size());
+  allow_negative_seed(*this, spec.id == engine_id::java);
   const auto& inf = info(spec.id);
   if (s)
     std::fprintf(stderr, "fairdeck: note: --seed %llu makes this run reproducible and therefore not secure (engine %.*s)\n",

@@ -31,11 +31,15 @@ using report::holdem_json;
 using report::html_escape;
 using report::html_style;
 using report::p_phrase;
+using report::parse_report_strict;
 using report::plain_verdict;
 using report::rank_label;
 using report::sign_report;
 using report::signed_bytes;
 using report::suit_label;
+using report::too_little_data;
+using report::verdict_key;
+using report::verdict_word;
 using report::write_audit_html;
 using report::write_certify_html;
 

@@ -1,13 +1,21 @@
 // fairdeckd's HTTP/JSON API, independent of the transport: server.cpp (Boost.Beast) feeds it
 // parsed requests, the fuzz target and the tests call it directly. Routes, status codes and
 // JSON keys are the contract of issue #13 / docs/service.md.
+//
+// Guarantees: routes match exactly (one table in routes.cpp; an empty segment or a trailing
+// slash is 404, a known path with another method 405 with Allow); operator routes check the
+// token before anything is limited, so a valid token is never refused with 429; malformed
+// bodies of any kind are 400 with one line; public answers never carry store details (hosts,
+// ports, paths, exception texts: those go to stderr); every answer is counted in /metrics.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -15,6 +23,9 @@
 #include <vector>
 
 #include "fairdeck/service/store.hpp"
+#include "fairdeck/service/table_audit.hpp"
+#include "fairdeck/service/work_pool.hpp"
+#include "limiter.hpp"
 
 namespace fairdeck::service {
 
@@ -44,7 +55,15 @@ using respond_fn = std::function<void(http_response)>;
 
 struct api_options {
   std::size_t max_body = 64 * 1024;
-  unsigned auth_failures_per_minute = 20;  // per client, then 429
+  unsigned auth_failures_per_minute = 20;  // per client, then 429 (for failures only)
+  std::size_t max_tracked_clients = 100000;  // the limiter's memory bound (oldest evicted)
+  // GET .../audit runs on this many worker threads, never on the I/O threads; when
+  // audit_queue requests already wait, it answers 503 with Retry-After.
+  unsigned audit_threads = 1;
+  std::size_t audit_queue = 16;
+  std::size_t audit_cache_bytes = std::size_t{256} << 20;  // folded audits kept (LRU)
+  // GET .../log stops a page once its JSON passes this many bytes (then next_after).
+  std::size_t log_page_bytes = std::size_t{1} << 20;
 };
 
 // Prometheus histogram with fixed buckets (seconds).
@@ -74,15 +93,43 @@ class api {
   void count(unsigned status) noexcept;
 
  private:
-  struct route_match;
+  // The route table (routes.cpp): {method, pattern, needs_auth, handler}. Pattern segments
+  // match exactly; "{t}" is a table id, "{s}" a seat. needs_auth routes live on the operator
+  // listener, the others on the public one; `both` routes (/healthz, /metrics) on both.
+  struct route_args {
+    const http_request& req;
+    std::string_view table;  // {t}
+    std::string_view seat;   // {s}
+    std::string_view query;
+  };
+  // An answer now, or nullopt once `respond` was handed to a write (answered after commit).
+  using route_handler = std::optional<http_response> (api::*)(const route_args&, respond_fn&);
+  struct route {
+    std::string_view method;
+    std::string_view pattern;
+    bool needs_auth;
+    route_handler handler;
+    bool both = false;
+  };
+  static const std::vector<route>& routes();
+  std::optional<http_response> route_healthz(const route_args&, respond_fn&);
+  std::optional<http_response> route_metrics(const route_args&, respond_fn&);
+  std::optional<http_response> route_table(const route_args&, respond_fn&);
+  std::optional<http_response> route_log(const route_args&, respond_fn&);
+  std::optional<http_response> route_audit(const route_args&, respond_fn&);
+  std::optional<http_response> route_open(const route_args&, respond_fn&);
+  std::optional<http_response> route_seed(const route_args&, respond_fn&);
+  std::optional<http_response> route_deal(const route_args&, respond_fn&);
+  std::optional<http_response> route_rotate(const route_args&, respond_fn&);
+  void dispatch(const http_request& req, respond_fn& respond);
   bool authorized(const http_request& req);
-  bool rate_limited(std::string_view client);
-  void note_auth_failure(std::string_view client);
   void write(write_request w, const http_request& req, respond_fn respond,
              std::function<http_response(write_result&)> ok);
   http_response get_table(std::string_view table);
   http_response get_log(std::string_view table, std::string_view query);
-  http_response get_audit(std::string_view table, std::string_view query);
+  // Answers through `respond` from the audit pool (or at once: 400, or 503 when it is full).
+  void get_audit(std::string_view table, std::string_view query, respond_fn respond);
+  http_response audit_answer(const std::string& table, bool html);
 
   store& store_;
   api_options options_;
@@ -92,14 +139,15 @@ class api {
   std::vector<std::string> token_hashes_;
   std::chrono::steady_clock::time_point tokens_loaded_{};
   // failed authentications per client in the current minute
-  std::mutex limit_mutex_;
-  std::unordered_map<std::string, std::pair<std::chrono::steady_clock::time_point, unsigned>> auth_failures_;
+  failure_limiter auth_failures_;
   // metrics
   std::atomic<std::uint64_t> deals_{0}, tables_{0}, rotations_{0}, seeds_set_{0};
-  std::array<std::atomic<std::uint64_t>, 6> by_class_{};  // 2xx 4xx(other) 401 429 5xx 413
+  std::array<std::atomic<std::uint64_t>, 7> by_class_{};  // 2xx 4xx(other) 401 429 5xx 413 431
   latency_histogram deal_latency_;
   std::mutex audit_mutex_;
   std::map<std::string, std::vector<std::pair<std::string, double>>> audit_p_;  // table -> (test, p)
+  audit_cache audits_;
+  work_pool audit_pool_;  // last: its destructor finishes accepted audits while the rest still lives
 };
 
 }  // namespace fairdeck::service

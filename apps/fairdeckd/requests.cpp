@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,13 +16,27 @@ namespace {
 
 using json = nlohmann::json;
 
+// A JSON object, or bad_body. Refused besides malformed JSON: duplicate keys at any depth
+// (which of two values counts would be up to the parser) and numbers out of a double's range.
 json parse_object(std::string_view body, bool empty_ok) {
   if (body.empty() && empty_ok) return json::object();
+  std::vector<std::set<std::string>> keys;  // per open object
+  const json::parser_callback_t no_duplicates = [&keys](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    else if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    else if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+      throw bad_body(fmt::format("duplicate field \"{}\"", parsed.get<std::string>()));
+    return true;
+  };
   json j;
   try {
-    j = json::parse(body);
+    j = json::parse(body, no_duplicates);
   } catch (const json::parse_error& e) {
     throw bad_body(fmt::format("malformed JSON at byte {}", e.byte));
+  } catch (const json::out_of_range&) {
+    throw bad_body("a number in the body is too large");
+  } catch (const json::exception& e) {
+    throw bad_body(fmt::format("malformed JSON body (error {})", e.id));
   }
   if (!j.is_object()) throw bad_body("the body must be a JSON object");
   return j;
@@ -33,11 +49,12 @@ void only_keys(const json& j, std::initializer_list<std::string_view> keys) {
   }
 }
 
-std::optional<std::uint64_t> opt_uint(const json& j, const char* key, std::uint64_t max) {
+// The integer field `key` in min..max (the range the error names is the one checked).
+std::optional<std::uint64_t> opt_uint(const json& j, const char* key, std::uint64_t min, std::uint64_t max) {
   auto it = j.find(key);
   if (it == j.end()) return std::nullopt;
-  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max)
-    throw bad_body(fmt::format("\"{}\" must be an integer 0..{}", key, max));
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() < min || it->get<std::uint64_t>() > max)
+    throw bad_body(fmt::format("\"{}\" must be an integer {}..{}", key, min, max));
   return it->get<std::uint64_t>();
 }
 
@@ -54,12 +71,11 @@ open_table parse_open(std::string_view body) {
   const json j = parse_object(body, false);
   only_keys(j, {"seats", "decks", "jokers", "table"});
   open_table o;
-  const auto seats = opt_uint(j, "seats", max_seats);
-  if (!seats || *seats == 0) throw bad_body(fmt::format("\"seats\" (1..{}) is required", max_seats));
+  const auto seats = opt_uint(j, "seats", 1, max_seats);
+  if (!seats) throw bad_body(fmt::format("\"seats\" (an integer 1..{}) is required", max_seats));
   o.seats = static_cast<unsigned>(*seats);
-  o.spec.decks = static_cast<unsigned>(opt_uint(j, "decks", max_decks).value_or(1));
-  o.spec.jokers = static_cast<unsigned>(opt_uint(j, "jokers", max_jokers).value_or(0));
-  if (o.spec.decks == 0) throw bad_body("\"decks\" must be at least 1");
+  o.spec.decks = static_cast<unsigned>(opt_uint(j, "decks", 1, max_decks).value_or(1));
+  o.spec.jokers = static_cast<unsigned>(opt_uint(j, "jokers", 0, max_jokers).value_or(0));
   if (auto id = opt_string(j, "table")) {
     if (!valid_table_id(*id)) throw bad_body("\"table\" must match [A-Za-z0-9_-]{1,64}");
     o.id = std::move(*id);
@@ -72,7 +88,7 @@ set_client_seed parse_seed(std::string_view body, std::string table, unsigned se
   only_keys(j, {"client_seed", "nonce"});
   auto seed = opt_string(j, "client_seed");
   if (!seed) throw bad_body("\"client_seed\" (a string) is required");
-  return set_client_seed{std::move(table), seat, std::move(*seed), opt_uint(j, "nonce", UINT64_MAX)};
+  return set_client_seed{std::move(table), seat, std::move(*seed), opt_uint(j, "nonce", 0, UINT64_MAX)};
 }
 
 deal parse_deal(std::string_view body, std::string table) {
@@ -84,13 +100,13 @@ deal parse_deal(std::string_view body, std::string table) {
     if (j.contains("hands") || j.contains("cards")) throw bad_body("\"game\" does not take \"hands\"/\"cards\"");
     d.game.holdem = true;
   }
-  d.game.hands = static_cast<unsigned>(opt_uint(j, "hands", 100000).value_or(0));
-  d.game.cards = static_cast<unsigned>(opt_uint(j, "cards", 100000).value_or(0));
+  d.game.hands = static_cast<unsigned>(opt_uint(j, "hands", 0, 100000).value_or(0));
+  d.game.cards = static_cast<unsigned>(opt_uint(j, "cards", 0, 100000).value_or(0));
   return d;
 }
 
 void parse_rotate(std::string_view body) {
-  if (!body.empty()) (void)parse_object(body, true);
+  only_keys(parse_object(body, true), {});  // no fields yet: any field is refused, nothing rotates
 }
 
 }  // namespace fairdeck::service

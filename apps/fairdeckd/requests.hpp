@@ -1,5 +1,7 @@
-// The bodies of fairdeckd's write requests: JSON objects with known keys only, each value
-// checked against its limit. Every problem is a bad_body (400) naming the field.
+// The bodies of fairdeckd's write requests: JSON objects with known keys only, each key once,
+// each value checked against its limit (the range an error names is the range checked).
+// Every problem, malformed JSON and numbers out of range included, is a bad_body (400) in one
+// line naming the field; nothing else escapes.
 #pragma once
 
 #include <stdexcept>
@@ -18,6 +20,6 @@ struct bad_body : std::runtime_error {
 open_table parse_open(std::string_view body);                                          // POST /v1/tables
 set_client_seed parse_seed(std::string_view body, std::string table, unsigned seat);  // PUT …/client-seed
 deal parse_deal(std::string_view body, std::string table);                            // POST …/deals
-void parse_rotate(std::string_view body);  // POST …/rotate: empty, or a JSON object (no fields yet)
+void parse_rotate(std::string_view body);  // POST …/rotate: empty, or a JSON object without fields
 
 }  // namespace fairdeck::service

@@ -1,8 +1,17 @@
-// Boost.Beast HTTP transport for fairdeckd (see server.hpp).
+// Boost.Beast HTTP transport for fairdeckd (see server.hpp for the guarantees).
 #include "server.hpp"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -14,6 +23,7 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
+#include "clients.hpp"
 #include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck::service {
@@ -23,49 +33,142 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+using role_t = http_request::listener_role;
+
+constexpr auto accept_backoff = std::chrono::milliseconds(100);
 
 std::string_view sv(beast::string_view v) { return {v.data(), v.size()}; }
 
 struct shared_state {
+  shared_state(api& h, const server_options& o)
+      : handler(h), options(o), connections(o.max_connections, o.max_connections_per_client) {
+    for (const auto& p : o.trusted_proxies) proxies.add(p);
+  }
   api& handler;
   const server_options& options;
+  trusted_proxies proxies;
+  connection_counter connections;
   std::atomic<bool> stopping{false};
   std::atomic<int> in_flight{0};
+  std::atomic<bool> accept_failing{false};  // an accept-failure episode is under way (logged once)
+  std::mutex reserve_mutex;
+  int reserve_fd = -1;  // held so that running out of descriptors still leaves one to shed with
 };
+
+tcp::endpoint parse_endpoint(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos) throw std::invalid_argument(fmt::format("'{}': expected HOST:PORT", text));
+  std::string host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const std::string port_text = text.substr(colon + 1);
+  unsigned long port = 0;
+  try {
+    std::size_t used = 0;
+    port = std::stoul(port_text, &used);
+    if (used != port_text.size() || port > 65535) throw std::out_of_range("port");
+  } catch (const std::exception&) {
+    throw std::invalid_argument(fmt::format("'{}': port must be 0..65535", text));
+  }
+  beast::error_code ec;
+  const auto addr = net::ip::make_address(host, ec);
+  if (ec) throw std::invalid_argument(fmt::format("'{}': '{}' is not an IP address", text, host));
+  return {addr, static_cast<unsigned short>(port)};
+}
+
+tcp::endpoint parse_listen(const std::string& text, std::string_view flag) {
+  try {
+    return parse_endpoint(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(fmt::format("{} {}", flag, e.what()));
+  }
+}
+
+std::string to_text(const tcp::endpoint& ep) {
+  return ep.address().is_v6() ? fmt::format("[{}]:{}", ep.address().to_string(), ep.port())
+                              : fmt::format("{}:{}", ep.address().to_string(), ep.port());
+}
+
+// The answer to a connection over a cap: written without waiting (it fits any socket buffer),
+// then the connection is closed.
+void refuse(tcp::socket& s, shared_state& state) {
+  static const std::string body = "{\"error\":\"too many connections\",\"status\":503}\n";
+  static const std::string answer = fmt::format(
+      "HTTP/1.1 503 Service Unavailable\r\nServer: fairdeckd\r\nContent-Type: application/json\r\n"
+      "Cache-Control: no-store\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{}",
+      body.size(), body);
+  beast::error_code ec;
+  s.non_blocking(true, ec);
+  s.write_some(net::buffer(answer), ec);
+  s.shutdown(tcp::socket::shutdown_both, ec);
+  s.close(ec);
+  state.handler.count(503);
+}
 
 class session : public std::enable_shared_from_this<session> {
  public:
-  session(tcp::socket&& socket, shared_state& state) : stream_(std::move(socket)), state_(state) {
-    beast::error_code ec;
-    const auto ep = stream_.socket().remote_endpoint(ec);
-    client_ = ec ? std::string("?") : ep.address().to_string();
-  }
+  session(tcp::socket&& socket, shared_state& state, role_t role, net::ip::address peer,
+          std::unique_ptr<connection_counter::slot> slot)
+      : stream_(std::move(socket)), state_(state), role_(role), peer_(peer), slot_(std::move(slot)) {}
 
   void run() {
-    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&session::do_read, shared_from_this()));
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&session::wait_request, shared_from_this()));
   }
 
  private:
-  void do_read() {
+  // Between requests: the idle timeout (a new connection: the header timeout) until a byte arrives.
+  void wait_request() {
+    if (buffer_.size() > 0) return read_header();  // pipelined: the next request is here already
+    if (fresh_) stream_.expires_at(accepted_ + std::min(state_.options.header_timeout, state_.options.read_timeout));
+    else stream_.expires_after(state_.options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(4096),
+                            beast::bind_front_handler(&session::on_first_bytes, shared_from_this()));
+  }
+
+  void on_first_bytes(beast::error_code ec, std::size_t n) {
+    if (ec) return close();  // idle timeout, end of stream, reset
+    buffer_.commit(n);
+    read_header();
+  }
+
+  void read_header() {
+    started_ = fresh_ ? accepted_ : std::chrono::steady_clock::now();  // a new connection's clock runs from accept
+    fresh_ = false;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header));
     parser_->body_limit(state_.options.max_body);
-    stream_.expires_after(state_.options.read_timeout);
+    stream_.expires_at(started_ + std::min(state_.options.header_timeout, state_.options.read_timeout));
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&session::on_header, shared_from_this()));
+  }
+
+  void on_header(beast::error_code ec, std::size_t) {
+    if (ec) return on_error(ec);
+    if (parser_->is_done()) return on_read({}, 0);
+    stream_.expires_at(started_ + state_.options.read_timeout);
     http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&session::on_read, shared_from_this()));
   }
 
-  void on_read(beast::error_code ec, std::size_t) {
+  void on_error(beast::error_code ec) {
     if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted)
       return close();
     if (ec == http::error::body_limit) return reply_error(413, "request body too large");
     if (ec == http::error::header_limit) return reply_error(431, "request headers too large");
-    if (ec) {
-      if (ec.category() == http::make_error_code(http::error::bad_target).category()) return reply_error(400, "malformed HTTP request");
-      return close();
-    }
+    if (ec.category() == http::make_error_code(http::error::bad_target).category())
+      return reply_error(400, "malformed HTTP request");
+    close();
+  }
+
+  void on_read(beast::error_code ec, std::size_t) {
+    if (ec) return on_error(ec);
     request_ = parser_->release();
     stream_.expires_never();  // the store answers; no read timeout while we wait
     state_.in_flight.fetch_add(1);
+    std::string forwarded;  // every X-Forwarded-For value, in order
+    for (auto [it, end] = request_.equal_range("X-Forwarded-For"); it != end; ++it) {
+      if (!forwarded.empty()) forwarded += ',';
+      forwarded += sv(it->value());
+    }
+    client_ = real_client(peer_, forwarded, state_.proxies);
     http_request req;
     req.method = sv(request_.method_string());
     req.target = sv(request_.target());
@@ -73,6 +176,7 @@ class session : public std::enable_shared_from_this<session> {
     if (auth != request_.end()) req.authorization = sv(auth->value());
     req.body = request_.body();
     req.client = client_;
+    req.role = role_;
     req.defer = [ex = stream_.get_executor()](std::function<void()> f) { net::post(ex, std::move(f)); };
     auto self = shared_from_this();
     state_.handler.handle(req, [self](http_response r) {
@@ -83,7 +187,9 @@ class session : public std::enable_shared_from_this<session> {
     });
   }
 
+  // An answer the transport makes itself (fixed texts only), counted as handle() would.
   void reply_error(unsigned status, std::string_view message) {
+    state_.handler.count(status);
     http_response r;
     r.status = status;
     r.body = fmt::format("{{\"error\":\"{}\",\"status\":{}}}\n", message, status);
@@ -105,7 +211,7 @@ class session : public std::enable_shared_from_this<session> {
     http::async_write(stream_, *res, [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
       self->response_.reset();
       if (ec || !keep_alive) return self->close();
-      self->do_read();
+      self->wait_request();
     });
   }
 
@@ -116,6 +222,11 @@ class session : public std::enable_shared_from_this<session> {
 
   beast::tcp_stream stream_;
   shared_state& state_;
+  role_t role_;
+  net::ip::address peer_;
+  std::unique_ptr<connection_counter::slot> slot_;  // released when the connection ends
+  bool fresh_ = true;
+  std::chrono::steady_clock::time_point accepted_ = std::chrono::steady_clock::now(), started_;
   std::string client_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -125,69 +236,141 @@ class session : public std::enable_shared_from_this<session> {
 
 class listener : public std::enable_shared_from_this<listener> {
  public:
-  listener(net::io_context& ioc, tcp::endpoint ep, shared_state& state) : ioc_(ioc), acceptor_(ioc), state_(state) {
+  listener(net::io_context& ioc, const std::string& text, std::string_view flag, shared_state& state, role_t role)
+      : ioc_(ioc), acceptor_(net::make_strand(ioc)), backoff_(acceptor_.get_executor()), state_(state), role_(role) {
+    const tcp::endpoint ep = parse_listen(text, flag);
     beast::error_code ec;
     acceptor_.open(ep.protocol(), ec);
     if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(ep, ec);
     if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot listen on {}: {}", state.options.listen, ec.message()));
+    if (!ec) acceptor_.non_blocking(true, ec);  // shed() accepts without waiting
+    if (ec) throw std::runtime_error(fmt::format("cannot listen on {} ({}): {}", text, flag, ec.message()));
   }
   [[nodiscard]] tcp::endpoint local() const { return acceptor_.local_endpoint(); }
   void run() { do_accept(); }
   void stop() {
-    beast::error_code ec;
-    acceptor_.close(ec);
+    net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+      beast::error_code ec;
+      self->acceptor_.close(ec);
+      self->backoff_.cancel();
+    });
   }
 
  private:
   void do_accept() {
     acceptor_.async_accept(net::make_strand(ioc_), beast::bind_front_handler(&listener::on_accept, shared_from_this()));
   }
+
   void on_accept(beast::error_code ec, tcp::socket socket) {
     if (ec == net::error::operation_aborted || state_.stopping) return;
-    if (!ec) {
-      socket.set_option(tcp::no_delay(true), ec);
-      std::make_shared<session>(std::move(socket), state_)->run();
-    }
+    if (ec == net::error::connection_aborted) return do_accept();  // the client gave up; nothing wrong here
+    if (ec) return on_accept_failure(ec);
+    if (state_.accept_failing.exchange(false))
+      std::fprintf(stderr, "fairdeckd: accepting connections again (%zu open)\n", state_.connections.open());
+    admit(std::move(socket));
     do_accept();
   }
+
+  void admit(tcp::socket socket) {
+    beast::error_code ec;
+    const auto peer = socket.remote_endpoint(ec);
+    if (ec) return;  // already gone
+    auto slot = state_.connections.try_acquire(peer.address(), state_.proxies.contains(peer.address()));
+    if (!slot) return refuse(socket, state_);
+    socket.set_option(tcp::no_delay(true), ec);
+    std::make_shared<session>(std::move(socket), state_, role_, peer.address(), std::move(slot))->run();
+  }
+
+  // Out of descriptors (or another accept failure): re-arming at once would spin, since the
+  // pending connection stays pending. Shed it through the reserve descriptor and wait a little.
+  void on_accept_failure(beast::error_code ec) {
+    // By value: no virtual call on the category while no descriptor is left.
+    const bool no_fds = ec.category() == boost::system::system_category() &&
+                        (ec.value() == EMFILE || ec.value() == ENFILE);
+    if (!state_.accept_failing.exchange(true)) {
+      if (no_fds)
+        std::fprintf(stderr,
+                     "fairdeckd: out of file descriptors (%zu connections open): new connections are answered 503 "
+                     "and accept retries every %lld ms; raise LimitNOFILE (ulimit -n) or lower --max-connections\n",
+                     state_.connections.open(), static_cast<long long>(accept_backoff.count()));
+      else
+        std::fprintf(stderr, "fairdeckd: accept failed (%s); retrying every %lld ms\n", ec.message().c_str(),
+                     static_cast<long long>(accept_backoff.count()));
+    }
+    if (no_fds) shed();
+    backoff_.expires_after(accept_backoff);
+    backoff_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+      if (!wait_ec && !self->state_.stopping) self->do_accept();
+    });
+  }
+
+  void shed() {
+    std::lock_guard lock(state_.reserve_mutex);
+    if (state_.reserve_fd >= 0) ::close(state_.reserve_fd);
+    beast::error_code ec;
+    tcp::socket s(ioc_);
+    acceptor_.accept(s, ec);
+    if (!ec) refuse(s, state_);
+    state_.reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // -1 if the store took it; tried again next time
+  }
+
   net::io_context& ioc_;
   tcp::acceptor acceptor_;
+  net::steady_timer backoff_;
   shared_state& state_;
+  role_t role_;
 };
-
-tcp::endpoint parse_listen(const std::string& text) {
-  const auto colon = text.rfind(':');
-  if (colon == std::string::npos) throw std::runtime_error(fmt::format("--listen {}: expected HOST:PORT", text));
-  std::string host = text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  const std::string port_text = text.substr(colon + 1);
-  unsigned long port = 0;
-  try {
-    std::size_t used = 0;
-    port = std::stoul(port_text, &used);
-    if (used != port_text.size() || port > 65535) throw std::out_of_range("port");
-  } catch (const std::exception&) {
-    throw std::runtime_error(fmt::format("--listen {}: port must be 0..65535", text));
-  }
-  beast::error_code ec;
-  const auto addr = net::ip::make_address(host, ec);
-  if (ec) throw std::runtime_error(fmt::format("--listen {}: '{}' is not an IP address", text, host));
-  return {addr, static_cast<unsigned short>(port)};
-}
 
 }  // namespace
 
-void serve(api& handler, const server_options& o, const std::function<void(const std::string&)>& on_listening) {
+void check_endpoint(const std::string& text) { parse_endpoint(text); }
+
+void check_trusted_proxy(const std::string& text) { trusted_proxies{}.add(text); }
+
+std::string connection_budget(server_options& o) {
+  constexpr std::size_t auto_cap = 4096, reserve = 64;
+  const std::size_t want = o.max_connections != 0 ? o.max_connections : auto_cap;
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
+    if (o.max_connections == 0) o.max_connections = auto_cap;
+    return {};
+  }
+  const rlim_t need = static_cast<rlim_t>(want + reserve);
+  if (rl.rlim_cur < need) {  // raise the soft limit as far as the hard one allows
+    rlimit raised = rl;
+    raised.rlim_cur = rl.rlim_max == RLIM_INFINITY ? need : std::min(need, rl.rlim_max);
+    if (raised.rlim_cur > rl.rlim_cur && ::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+  }
+  const auto limit = static_cast<std::size_t>(rl.rlim_cur);
+  const std::size_t fit = limit - std::min(reserve, limit / 2);
+  if (o.max_connections == 0) {
+    o.max_connections = std::max<std::size_t>(1, std::min(want, fit));
+    return {};
+  }
+  if (o.max_connections <= fit) return {};
+  return fmt::format("warning: --max-connections {} does not fit under the file-descriptor limit {} (ulimit -n, "
+                     "LimitNOFILE) with {} kept for the store; when descriptors run out, new connections are "
+                     "answered 503",
+                     o.max_connections, limit, std::min(reserve, limit / 2));
+}
+
+void serve(api& handler, const server_options& o,
+           const std::function<void(const std::string&, const std::string&)>& on_listening) {
   const unsigned threads = fairdeck::resolve_threads(o.threads);
+  shared_state state{handler, o};  // outlives the io_context: sessions it destroys release their slots here
   net::io_context ioc{static_cast<int>(threads)};
-  shared_state state{handler, o};
-  auto l = std::make_shared<listener>(ioc, parse_listen(o.listen), state);
-  const auto ep = l->local();
-  const std::string bound = ep.address().is_v6() ? fmt::format("[{}]:{}", ep.address().to_string(), ep.port())
-                                                  : fmt::format("{}:{}", ep.address().to_string(), ep.port());
-  l->run();
+  const bool split = !o.operator_listen.empty();
+  std::vector<std::shared_ptr<listener>> listeners;
+  listeners.push_back(
+      std::make_shared<listener>(ioc, o.listen, "--listen", state, split ? role_t::public_only : role_t::all));
+  if (split)
+    listeners.push_back(
+        std::make_shared<listener>(ioc, o.operator_listen, "--operator-listen", state, role_t::operator_only));
+  const std::string bound = to_text(listeners[0]->local());
+  const std::string operator_bound = split ? to_text(listeners[1]->local()) : std::string();
+  state.reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  for (auto& l : listeners) l->run();
 
   net::signal_set signals(ioc, SIGINT, SIGTERM);
   net::steady_timer drain(ioc);
@@ -199,17 +382,18 @@ void serve(api& handler, const server_options& o, const std::function<void(const
   };
   signals.async_wait([&](beast::error_code, int) {
     state.stopping = true;
-    l->stop();
+    for (auto& l : listeners) l->stop();
     *deadline = std::chrono::steady_clock::now() + o.grace;
     check_drained({});
   });
 
-  on_listening(bound);
+  on_listening(bound, operator_bound);
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back([&] { ioc.run(); });
   ioc.run();
   for (auto& t : pool) t.join();
   handler.flush();  // late answers post to the stopped io_context, which is still alive here
+  if (state.reserve_fd >= 0) ::close(state.reserve_fd);
 }
 
 }  // namespace fairdeck::service

@@ -1,6 +1,7 @@
 // Fuzzes fairdeckd's request handling (routing, query strings, JSON bodies, auth header)
 // against a real SQLite store. Input layout: byte 0 picks the method and whether the valid
-// token is sent; then the target up to the first '\n'; the rest is the body.
+// token is sent (bits 0-2), the client (bits 3-5) and the listener (bits 6-7); then the target
+// up to the first '\n'; the rest is the body.
 // Invariants checked: every request is answered exactly once with a known status and a
 // JSON body for JSON responses; the table's log always verifies; the live seed never appears.
 #include <algorithm>
@@ -69,7 +70,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto f = p.get_future();
   int calls = 0;
   const std::string client = "fuzz" + std::to_string((data[0] >> 3) & 7);  // not all rate-limited at once
-  H.handler->handle({method, target, auth, body, client, {}}, [&](http_response r) {
+  static const http_request::listener_role roles[] = {
+      http_request::listener_role::all, http_request::listener_role::public_only,
+      http_request::listener_role::operator_only, http_request::listener_role::all};
+  const auto role = roles[(data[0] >> 6) & 3];
+  H.handler->handle({method, target, auth, body, client, role, {}}, [&](http_response r) {
     ++calls;
     p.set_value(std::move(r));
   });
@@ -78,6 +83,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const unsigned known[] = {200, 201, 400, 401, 404, 405, 409, 413, 429, 503};
   if (std::find(std::begin(known), std::end(known), r.status) == std::end(known)) std::abort();
   if (r.content_type == "application/json" && !nlohmann::json::accept(r.body)) std::abort();
+  // Exact routing: an empty segment or a trailing slash never reaches a route.
+  const auto path = target.substr(0, target.find('?'));
+  if ((path.find("//") != std::string::npos || (path.size() > 1 && path.back() == '/')) && r.status != 404 &&
+      r.status != 413)
+    std::abort();
+  // A valid token is never refused for someone else's failures.
+  if ((data[0] & 4) && r.status == 429 && r.body.find("failed authentications") != std::string::npos) std::abort();
   if (method != "GET") {
     const auto log = H.s->log("demo", std::nullopt, 1'000'000);
     if (!log || !verify_log(*log).ok) std::abort();

@@ -53,12 +53,16 @@ def shuffle(array, engine=None, threads=None):
     Uses the library's in-place parallel shuffle (huge_shuffle: Sanders 1998, Penschuck 2023)
     for every size: the order depends only on the engine use, n and the item size, never on
     ``threads`` (None: one per core). ``shuffle(numpy.arange(n, dtype=numpy.uint32), e)``
-    equals ``permutation(n, e)`` for the same engine use. The GIL is released; Ctrl-C raises
-    KeyboardInterrupt and leaves the array a permutation of its input (not uniformly shuffled).
+    equals ``permutation(n, e)`` for the same engine use. The GIL is released for plain data;
+    Ctrl-C raises KeyboardInterrupt and leaves the array a permutation of its input (not
+    uniformly shuffled). Object arrays (and records with object fields) are shuffled holding
+    the GIL. Threads may shuffle one array at the same time: fairdeck runs such calls one
+    after the other (shuffles of different arrays run in parallel), so it ends a permutation.
     """
     if isinstance(array, _MutableSequence) and not hasattr(array, "__buffer__") and _is_list_like(array):
-        order = permutation(len(array), engine, threads)
-        array[:] = [array[i] for i in order]
+        items = list(array)  # one snapshot (atomic for a list): another thread's shuffle
+        order = permutation(len(items), engine, threads)  # cannot mix two states
+        array[:] = [items[i] for i in order]
         return None
     if type(array).__module__ == "numpy" and getattr(array, "dtype", None) is not None and array.dtype.kind in "mM":
         # datetime64/timedelta64 export no buffer; the same bytes as opaque items do (a view)

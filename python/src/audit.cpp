@@ -199,9 +199,9 @@ void register_audit(py::module_& m) {
 The outcome of one audit: the CLI's verdict, tests and report (docs/cli-audit.md).
 verdict is "fair" or "biased": biased when some test's p-value falls below
 alpha / tests_run (Bonferroni), so a fair shuffle is called biased with probability at
-most alpha. p_values maps each test's name to its p-value (None when the test was skipped).
+most alpha; decks read from input that are too few for some test give "too-little-data". p_values maps each test's name to its p-value (None when the test was skipped).
 )doc")
-      .def_property_readonly("verdict", [](const py_audit& a) { return a.result.decision.biased ? "biased" : "fair"; })
+      .def_property_readonly("verdict", [](const py_audit& a) { return report::verdict_key(a.result); })
       .def_property_readonly("biased", [](const py_audit& a) { return a.result.decision.biased; })
       .def_property_readonly("conclusive", [](const py_audit& a) { return a.result.decision.tests_run > 0; })
       .def_property_readonly("complete", [](const py_audit& a) { return a.result.complete; })

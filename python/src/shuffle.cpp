@@ -1,11 +1,14 @@
 // fairdeck.shuffle, fairdeck.permutation, fairdeck.deal and fairdeck.Deck.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <pybind11/stl.h>
 
+#include "buffer_claim.hpp"
 #include "common.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/shuffle/algorithm.hpp"
@@ -112,6 +115,18 @@ void shuffle(const py::object& array, const py::object& engine, std::optional<lo
   const engine_spec spec = next_spec(engine);
   if (n < 2 || item == 0) return;
   char* base = static_cast<char*>(v.buf);
+  if (format_holds_objects(v.format)) {
+    // Items hold owned references (an object array, or records with object fields): they are
+    // moved with the GIL held, so no Python code (nor another shuffle) sees or changes them
+    // mid-move. Not interruptible: Ctrl-C is raised when the call returns.
+    shuffle_buffer(base, n, stride, item, spec, opt);
+    return;
+  }
+  // Plain bytes, moved without the GIL: first claim them, so that concurrent fairdeck calls on
+  // the same bytes run one after the other (buffer_claim.hpp).
+  const auto first = reinterpret_cast<std::uintptr_t>(base);
+  const auto last = first + static_cast<std::uintptr_t>(static_cast<std::ptrdiff_t>(n - 1) * stride);
+  const buffer_claim claim(std::min(first, last), std::max(first, last) + item);
   if (n < interruptible_items) {
     const py::gil_scoped_release nogil;
     shuffle_buffer(base, n, stride, item, spec, opt);
@@ -123,6 +138,13 @@ void shuffle(const py::object& array, const py::object& engine, std::optional<lo
     shuffle_buffer(base, n, stride, item, spec, o);
   });
 }
+
+// The claim of fairdeck._fairdeck._claim_buffer(array), a context manager for the tests: a
+// shuffle of array's bytes waits while it is held, as for a running shuffle.
+struct test_claim {
+  std::unique_ptr<buffer_view> buf;
+  std::optional<buffer_claim> claim;
+};
 
 py::array permutation(std::uint64_t n, const py::object& engine, std::optional<long long> threads,
                       const py::object& dtype_obj) {
@@ -223,6 +245,18 @@ py::dict holdem_names(std::span<const card_t> deck, unsigned players, const deck
 
 void register_shuffle(py::module_& m) {
   m.def("_shuffle_buffer", &shuffle, py::arg("array"), py::arg("engine") = py::none(), py::arg("threads") = py::none());
+  py::class_<test_claim>(m, "_BufferClaim")
+      .def("__enter__", [](test_claim& c) { c.claim.emplace(reinterpret_cast<std::uintptr_t>(c.buf->view.buf),
+                                                            reinterpret_cast<std::uintptr_t>(c.buf->view.buf) +
+                                                                static_cast<std::uintptr_t>(c.buf->view.len)); })
+      .def("__exit__", [](test_claim& c, const py::args&) { c.claim.reset(); });
+  m.def("_claim_buffer", [](const py::object& array) {
+    auto c = std::make_unique<test_claim>();
+    c->buf = std::make_unique<buffer_view>(array);
+    if (c->buf->view.len <= 0) throw std::invalid_argument("_claim_buffer: an empty buffer");
+    return c;
+  }, "For the tests: `with _claim_buffer(a):` holds a claim on a's bytes (a contiguous buffer)");
+  m.def("_buffer_claims", [] { return buffer_claim_counts(); }, "For the tests: (claims held, calls waiting)");
   m.def("permutation", &permutation, py::arg("n"), py::arg("engine") = py::none(), py::arg("threads") = py::none(),
         py::arg("dtype") = py::none(), R"doc(
 A uniformly random permutation of 0..n-1 (numpy uint32 while n <= 2^32, else uint64).

@@ -3,6 +3,7 @@
 #include <array>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <streambuf>
 #include <fstream>
 #include <iostream>
@@ -56,13 +57,16 @@ class hashing_input final : public std::streambuf {
   std::array<char, 1 << 16> buf_{};
 };
 
-// Opens `path` ("-": stdin) and records its name, source and SHA-256 (files: the file;
-// stdin: the bytes read, set by finish()).
+// Opens `path` ("-": stdin) and records its name, source and SHA-256. A regular file is
+// hashed whole and its size is known; stdin and every other named input (a pipe, a FIFO,
+// /dev/stdin, a process substitution /dev/fd/N, a character device) is read once, as a
+// stream, and hashed as it is consumed: its size is never asked for (finish() sets the hash).
 struct opened_input {
   std::ifstream file;
   std::unique_ptr<hashing_input> hashed;
   std::unique_ptr<std::istream> hashed_stream;
   std::istream* in = nullptr;
+  std::optional<std::uint64_t> size;  // regular files only
   input_record record;
   input_record finish() {
     if (hashed) record.sha256 = hashed->consumed_sha256();
@@ -72,20 +76,34 @@ struct opened_input {
 
 void open_input(opened_input& o, const std::string& path, std::string family) {
   o.record.family = std::move(family);
-  if (path == "-") {
-    o.hashed = std::make_unique<hashing_input>(std::cin.rdbuf());
+  auto stream = [&](std::streambuf* src) {
+    o.hashed = std::make_unique<hashing_input>(src);
     o.hashed_stream = std::make_unique<std::istream>(o.hashed.get());
     o.in = o.hashed_stream.get();
+  };
+  if (path == "-") {
+    stream(std::cin.rdbuf());
     o.record.source = "stdin";
     o.record.name = std::string(1, '-');  // (not = "-": GCC 12 -Wrestrict false positive)
     return;
   }
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(st))
+    throw std::runtime_error(fmt::format("cannot read input file '{}': it is a directory", path));
   o.file.open(path, std::ios::binary);
   if (!o.file) throw std::runtime_error(fmt::format("cannot open input file '{}'", path));
-  o.in = &o.file;
-  o.record.source = "file";
   o.record.name = path;
-  o.record.sha256 = sha256_file(path);
+  if (!ec && std::filesystem::is_regular_file(st)) {
+    o.in = &o.file;
+    o.record.source = "file";
+    o.record.sha256 = sha256_file(path);
+    o.size = std::filesystem::file_size(path, ec);
+    if (ec) o.size.reset();
+    return;
+  }
+  stream(o.file.rdbuf());
+  o.record.source = "pipe";
 }
 
 void add_battery(certification& c, const battery& b, input_record rec) {
@@ -152,8 +170,7 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
   if (p.raw_path && !rc.stopped()) {
     opened_input o;
     open_input(o, *p.raw_path, "raw");
-    std::uint64_t expect = UINT64_MAX;
-    if (o.record.source == "file") expect = std::filesystem::file_size(*p.raw_path) / (p.word_bits / 8);
+    const std::uint64_t expect = o.size ? *o.size / (p.word_bits / 8) : UINT64_MAX;
     battery b(stream_spec::raw_words(p.word_bits), sized(p, std::min(expect, p.max_values)));
     const std::uint64_t n = feed_raw(*o.in, p.word_bits, p.max_values, b, rc, expect == UINT64_MAX ? 0 : expect);
     o.record.description = fmt::format("{}-bit little-endian words", p.word_bits);
@@ -165,13 +182,15 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
   if (p.scaled_path && !rc.stopped()) {
     opened_input o;
     open_input(o, *p.scaled_path, "scaled");
-    battery b(stream_spec::scaled(p.range), sized(p, UINT64_MAX));
-    if (o.record.source == "file") {
-      // Lines are at least 2 bytes: a lower bound on the volume sizes the birthday test.
-      const auto bytes = std::filesystem::file_size(*p.scaled_path);
+    // A stream of unknown length is sized by --max-values, as --raw's (without it: the
+    // default 2^60 cells, which need about 2^25 values). A file's size gives a lower bound
+    // on its values instead: lines are at least 2 bytes.
+    std::uint64_t volume = p.max_values;
+    if (o.size) {
       const std::uint64_t digits = static_cast<std::uint64_t>(fmt::format("{}", p.range - 1).size()) + 1;
-      b = battery(stream_spec::scaled(p.range), sized(p, std::min<std::uint64_t>(p.max_values, bytes / digits)));
+      volume = std::min<std::uint64_t>(p.max_values, *o.size / digits);
     }
+    battery b(stream_spec::scaled(p.range), sized(p, volume));
     const std::uint64_t n = feed_scaled(*o.in, p.range, p.max_values, b, rc);
     o.record.description = fmt::format("one integer in [0, {}) per line", p.range);
     o.record.volume = n;

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <sodium.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -31,6 +32,45 @@ std::string read_tagged(const std::string& path, std::string_view tag) {
   if (line.size() <= tag.size() || line.compare(0, tag.size(), tag) != 0)
     throw std::runtime_error(fmt::format("'{}' is not a {}file", path, tag));
   std::string hex = line.substr(tag.size());
+  sodium_memzero(line.data(), line.size());
+  return hex;
+}
+
+// The secret key's hex, read from one descriptor that was checked first: a regular file no
+// one but its owner can read, write or run (mode & 077 == 0, as ssh requires of its keys).
+std::string read_secret_key_hex(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot open key file '{}': {}", path, std::strerror(errno)));
+  struct ::stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error(fmt::format("key file '{}' is not a regular file", path));
+  }
+  if ((st.st_mode & 077) != 0) {
+    ::close(fd);
+    throw std::runtime_error(fmt::format("secret key file '{}' is open to other users (mode {:04o}): refusing to sign "
+                                         "with it; run chmod 600 '{}' (and make a new key if others may have read it)",
+                                         path, st.st_mode & 07777, path));
+  }
+  std::string text(secret_tag.size() + 2 * crypto_sign_SECRETKEYBYTES + 2, '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t r = ::read(fd, text.data() + got, text.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  text.resize(got);
+  const auto eol = text.find('\n');
+  std::string line = text.substr(0, eol);
+  sodium_memzero(text.data(), text.size());
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() <= secret_tag.size() || line.compare(0, secret_tag.size(), secret_tag) != 0) {
+    sodium_memzero(line.data(), line.size());
+    throw std::runtime_error(fmt::format("'{}' is not a {}file", path, secret_tag));
+  }
+  std::string hex = line.substr(secret_tag.size());
   sodium_memzero(line.data(), line.size());
   return hex;
 }
@@ -100,7 +140,7 @@ key_pair_files generate_key_files(const std::string& prefix) {
 
 signature sign_message(std::string_view message, const std::string& secret_key_file) {
   detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
-  std::string hex = read_tagged(secret_key_file, secret_tag);
+  std::string hex = read_secret_key_hex(secret_key_file);
   unsigned char sk[crypto_sign_SECRETKEYBYTES];
   const bool ok = from_hex(hex, sk, sizeof sk);
   sodium_memzero(hex.data(), hex.size());

@@ -68,9 +68,22 @@ std::optional<std::string> expected_verdict(const stats::audit_result& r) {
   return *r.algorithm_fair ? "fair" : "biased";
 }
 
+std::optional<stats::data_shortfall> too_little_data(const stats::audit_result& r) {
+  if (r.algorithm_fair || r.decision.biased) return std::nullopt;
+  return stats::data_needed(r);
+}
+
+std::string verdict_word(const stats::audit_result& r) {
+  return r.decision.biased ? "BIASED" : too_little_data(r) ? "too little data" : "fair";
+}
+
+std::string verdict_key(const stats::audit_result& r) {
+  return r.decision.biased ? "biased" : too_little_data(r) ? "too-little-data" : "fair";
+}
+
 bool as_expected(const stats::audit_result& r) {
   const auto e = expected_verdict(r);
-  if (!e) return !r.decision.biased;  // outside input: hoped fair
+  if (!e) return !r.decision.biased && !too_little_data(r);  // outside input: hoped fair
   return (*e == "biased") == r.decision.biased;
 }
 
@@ -83,6 +96,7 @@ std::string bottom_line(const std::vector<stats::audit_result>& results) {
     const auto& r = results.front();
     const std::string w = who(r);
     if (r.decision.tests_run == 0) return fmt::format("Bottom line: {} could not be tested (too few decks).", w);
+    if (const auto s = too_little_data(r)) return fmt::format("Bottom line: {}: {}.", w, stats::describe(*s));
     return r.decision.biased ? fmt::format("Bottom line: {} are BIASED.", w)
                              : fmt::format("Bottom line: {} look fair.", w);
   }
@@ -142,6 +156,9 @@ std::string plain_verdict(const stats::audit_result& r) {
   std::string s;
   if (d.tests_run == 0)
     return fmt::format("{}: no test could run on {} deals; audit more deals.", who, r.counts.trials);
+  if (const auto shortfall = too_little_data(r))
+    return fmt::format("{}: {}; no verdict ({} of {} tests could run).", who, stats::describe(*shortfall), d.tests_run,
+                       r.tests.size());
   if (d.biased) {
     const auto& e = r.effect;
     s = fmt::format("{} {} BIASED: the {} test gives {} (threshold {:.2g}).", who, plural ? "are" : "is", d.worst_test,
@@ -191,7 +208,7 @@ std::string audit_table(const std::vector<stats::audit_result>& results, const a
                                            percent(r.effect.upper));
     const std::string expected = catalogued ? fmt::format("{:<8} ", expected_verdict(r).value_or("-")) : "";
     fmt::format_to(it, "{:<{}} {:<{}} {:<7} {}{:>9}  {:<{}} {:>26}  {:>12}{}\n", r.algorithm, wa, r.engine, we,
-               d.tests_run == 0 ? "n/a" : d.biased ? "BIASED" : "fair", expected, format_p(d.worst_p), d.worst_test, wt,
+               d.tests_run == 0 ? "n/a" : d.biased ? "BIASED" : too_little_data(r) ? "too few" : "fair", expected, format_p(d.worst_p), d.worst_test, wt,
                effect, r.counts.trials, r.complete ? "" : " (partial)");
   }
   fmt::format_to(it, "\n");
@@ -208,10 +225,12 @@ std::string audit_table(const std::vector<stats::audit_result>& results, const a
 
 nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const audit_run_info& run) {
   nlohmann::json audits = nlohmann::json::array();
-  bool any_biased = false;
+  bool any_biased = false, any_short = false;
   for (const auto& r : results) {
     const auto& d = r.decision;
     any_biased = any_biased || d.biased;
+    const auto shortfall = too_little_data(r);
+    any_short = any_short || shortfall;
     nlohmann::json tests = nlohmann::json::array();
     for (const auto& t : r.tests) tests.push_back(test_json(t, d.threshold));
     nlohmann::json cards = nlohmann::json::array();
@@ -229,7 +248,7 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
         {"trials", r.counts.trials},
         {"requested_trials", r.requested_trials},
         {"complete", r.complete},
-        {"verdict", d.biased ? "biased" : "fair"},
+        {"verdict", verdict_key(r)},
         {"expected_verdict", expected_verdict(r) ? nlohmann::json(*expected_verdict(r)) : nlohmann::json(nullptr)},
         {"as_expected", as_expected(r)},
         {"alpha", d.alpha},
@@ -258,6 +277,7 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
         {"position_card", std::move(matrix)},
     };
     if (r.algorithm_fair) a["algorithm_fair"] = *r.algorithm_fair;
+    if (shortfall) a["data_needed"] = {{"decks", shortfall->needed}, {"test", shortfall->test}};
     if (!r.counts.orders.empty()) {
       nlohmann::json orders = nlohmann::json::object();
       std::vector<card_t> named(r.counts.n);
@@ -273,7 +293,7 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
   nlohmann::json j{{"source", run.source},
                    {"alpha", run.alpha},
                    {"complete", !run.interrupted},
-                   {"verdict", any_biased ? "biased" : "fair"},
+                   {"verdict", any_biased ? "biased" : any_short ? "too-little-data" : "fair"},
                    {"as_expected", all_as_expected(results)},
                    {"bottom_line", bottom_line(results)},
                    {"audits", std::move(audits)}};

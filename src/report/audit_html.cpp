@@ -201,7 +201,7 @@ std::string rising_chart(const stats::audit_result& r) {
 }
 
 std::string test_table(const stats::audit_result& r) {
-  std::string s = "<table class=\"tests\"><tr><th>test</th><th>what it checks</th><th>statistic</th><th>df</th>"
+  std::string s = "<div class=\"scroll\"><table class=\"tests\"><tr><th>test</th><th>what it checks</th><th>statistic</th><th>df</th>"
                   "<th>p-value</th><th>result</th></tr>\n";
   for (const auto& t : r.tests) {
     const char* result = t.skipped() ? "skipped" : *t.p_value < r.decision.threshold ? "FAIL" : "pass";
@@ -210,7 +210,7 @@ std::string test_table(const stats::audit_result& r) {
                      t.note.empty() ? "" : fmt::format("<br><small>{}</small>", escape(t.note)), t.statistic,
                      t.df ? fmt::format("{:g}", *t.df) : "&#8211;", escape(format_p(t.p_value)), result);
   }
-  return s + "</table>\n";
+  return s + "</table></div>\n";
 }
 
 std::string subject_of(const stats::audit_result& r, const audit_run_info& run) {
@@ -229,12 +229,17 @@ details{border-top:1px solid #ddd;margin-top:22px;padding-top:10px}
 details>summary h2{display:inline;border:0;margin:0;padding:0}figure.charts svg{display:block;margin-bottom:6px}
 .grid{flex-wrap:nowrap}@media (max-width:900px){.grid{flex-wrap:wrap}}@media print{details{display:block}}.axis{font-size:12px;fill:#444}.tick{font-size:11px;fill:#444}
 small{color:#666}
+.scroll{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}figure{min-width:0;max-width:100%}
+@media (max-width:600px){body{margin:12px auto;padding:0 10px}h1{font-size:22px}nav ol{columns:1}
+table{font-size:13px}td,th{padding:2px 5px}table.tests td:nth-child(2){min-width:11em}}
 </style>)";
 
 }  // namespace
 
 void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>& results, const audit_run_info& run) {
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fairdeck audit</title>\n" << style
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>fairdeck audit</title>\n"
+      << style
       << "</head><body>\n<h1>fairdeck audit</h1>\n";
   out << fmt::format("<p>{} &#183; &#945; = {:g} per audited pair, Bonferroni over its tests{}{}</p>\n",
                      run.source == "input" ? "decks read from input" : "simulated deals from the canonical order",
@@ -243,24 +248,24 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
   const bool catalogued =
       std::any_of(results.begin(), results.end(), [](const auto& r) { return r.algorithm_fair.has_value(); });
   out << fmt::format("<p class=\"verdict\"><b>{}</b></p>\n", escape(bottom_line(results)));
-  out << "<table><tr><th>algorithm</th><th>engine</th><th>verdict</th>" << (catalogued ? "<th>expected</th>" : "")
+  out << "<div class=\"scroll\"><table><tr><th>algorithm</th><th>engine</th><th>verdict</th>" << (catalogued ? "<th>expected</th>" : "")
       << "<th>worst p</th><th>largest deviation (95% bounds)</th><th>deals</th></tr>\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     out << fmt::format("<tr><td><a href=\"#pair-{}\">{}</a></td><td>{}</td><td class=\"{}\">{}</td>{}<td class=\"num\">{} ({})</td>"
                        "<td class=\"num\">{:.2f}% [{:.2f}%, {:.2f}%]</td><td class=\"num\">{}</td></tr>\n",
                        i, escape(r.algorithm), escape(r.engine), r.decision.biased ? "biased" : "fair",
-                       r.decision.biased ? "BIASED" : "fair",
+                       verdict_word(r),
                        catalogued ? fmt::format("<td>{}</td>", expected_verdict(r).value_or("&#8211;")) : std::string(),
                        escape(format_p(r.decision.worst_p)), escape(r.decision.worst_test), 100 * r.effect.max_deviation,
                        100 * r.effect.lower, 100 * r.effect.upper, r.counts.trials);
   }
-  out << "</table>\n";
+  out << "</table></div>\n";
   if (results.size() > 1) {  // a short table of contents: the surprises first
     out << "<nav><b>Contents</b> (fair pairs that behaved as expected are folded; click to open)<ol>\n";
     for (std::size_t i = 0; i < results.size(); ++i)
       out << fmt::format("<li><a href=\"#pair-{}\">{}</a>: {}{}</li>\n", i, escape(subject_of(results[i], run)),
-                         results[i].decision.biased ? "BIASED" : "fair", as_expected(results[i]) ? "" : " (not as expected)");
+                         verdict_word(results[i]), as_expected(results[i]) ? "" : " (not as expected)");
     out << "</ol></nav>\n";
   }
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -269,7 +274,7 @@ void write_audit_html(std::ostream& out, const std::vector<stats::audit_result>&
     out << fmt::format("<details id=\"pair-{}\"{}><summary><h2>{}: <span class=\"{}\">{}</span></h2></summary>\n"
                        "<p class=\"verdict\">{}</p>\n",
                        i, open ? " open" : "", escape(subject_of(r, run)), r.decision.biased ? "biased" : "fair",
-                       r.decision.biased ? "BIASED" : "fair", escape(plain_verdict(r)));
+                       verdict_word(r), escape(plain_verdict(r)));
     out << audit_charts_html(r) << test_table(r) << "</details>\n";
   }
   out << "<p><small>Heat map: row = position from the top (0 = top card), column = card in factory order; white = exactly 1/n of "

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -126,6 +131,53 @@ nlohmann::json certify_json(const certify::certification& c, const certify_conte
 std::string signed_bytes(nlohmann::json report) {
   report.erase("signature");
   return report.dump();
+}
+
+nlohmann::json parse_report_strict(std::string_view text) {
+  // Open containers, outermost first: the name they go by (an array's elements go by the
+  // array's key) and, for objects, the keys seen so far.
+  struct open_container {
+    std::string name;
+    bool array = false;
+    std::set<std::string> keys{};
+  };
+  std::vector<open_container> open;
+  std::string last_key;
+  std::optional<std::string> duplicate;
+  const auto name_of_next = [&] { return open.empty() ? std::string() : open.back().array ? open.back().name : last_key; };
+  const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& v) {
+    using ev_t = nlohmann::json::parse_event_t;
+    switch (ev) {
+      case ev_t::object_start: open.push_back({name_of_next(), false, {}}); break;
+      case ev_t::array_start: open.push_back({name_of_next(), true, {}}); break;
+      case ev_t::object_end:
+      case ev_t::array_end:
+        if (!open.empty()) open.pop_back();
+        break;
+      case ev_t::key:
+        last_key = v.get<std::string>();
+        if (!open.empty() && !open.back().keys.insert(last_key).second && !duplicate) {
+          std::string where;
+          for (std::size_t i = 1; i < open.size(); ++i)
+            if (!open[i].array) where += (where.empty() ? "" : ".") + open[i].name;
+          duplicate = fmt::format("\"{}\" in {}", last_key, where.empty() ? "the top-level object" : where);
+        }
+        break;
+      default: break;
+    }
+    return true;
+  };
+  nlohmann::json r;
+  try {
+    r = nlohmann::json::parse(text.begin(), text.end(), check);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("not a JSON report: {}", e.what()));
+  }
+  if (duplicate)
+    throw std::runtime_error(fmt::format("the report names the key {} twice: refusing it (a signed report never "
+                                         "repeats a key; one reader would take the first, another the second)",
+                                         *duplicate));
+  return r;
 }
 
 void sign_report(nlohmann::json& report, const std::string& key_file) {

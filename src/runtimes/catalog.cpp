@@ -4,6 +4,7 @@
 
 #include "fairdeck/runtimes/internal/factories.hpp"
 #include "fairdeck/runtimes/runtime.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 
 namespace fairdeck::runtimes {
 namespace {
@@ -71,10 +72,20 @@ std::optional<runtime_id> find_runtime(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+std::uint64_t min_seed(runtime_id id) noexcept {
+  return id == runtime_id::node || id == runtime_id::node_sort ? 1 : 0;
+}
+
+std::string seed_range_error(runtime_id id, std::uint64_t seed) {
+  const bool node = min_seed(id) == 1;
+  return std::string(info(id).name) + " takes a seed in [" + std::to_string(min_seed(id)) + ", " +
+         std::to_string(info(id).max_seed) + "]" +
+         (node ? " (node --random_seed=S; 0 means an unseeded, OS-entropy Math.random)" : "") + ", got " +
+         std::to_string(seed);
+}
+
 runtime_shuffler::runtime_shuffler(runtime_id id, std::uint64_t seed) {
-  if (seed > info(id).max_seed)
-    throw std::invalid_argument(std::string(info(id).name) + " takes a seed in [0, " +
-                                std::to_string(info(id).max_seed) + "], got " + std::to_string(seed));
+  if (seed < min_seed(id) || seed > info(id).max_seed) throw std::invalid_argument(seed_range_error(id, seed));
   using namespace internal;
   switch (id) {
     case runtime_id::php: impl_ = make_php(seed); break;

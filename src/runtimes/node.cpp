@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fairdeck/runtimes/internal/factories.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 
 namespace fairdeck::runtimes::internal {
 namespace {
@@ -440,7 +441,7 @@ struct node_shuffle final : runtime_shuffler::impl {
 impl_ptr make_node(std::uint64_t seed, bool sort_idiom) {
   // V8 treats --random_seed=0 as "no seed" and draws the state from the OS: nothing to replay.
   if (static_cast<std::uint32_t>(seed) == 0)
-    throw std::invalid_argument("node: --random_seed=0 means an unseeded (OS-entropy) Math.random; give a seed in [1, 4294967295]");
+    throw std::invalid_argument(seed_range_error(sort_idiom ? runtime_id::node_sort : runtime_id::node, seed));
   return std::make_unique<node_shuffle>(seed, sort_idiom);
 }
 

@@ -4,6 +4,7 @@
 
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/runtimes/runtime.hpp"
+#include "fairdeck/runtimes/seed_range.hpp"
 
 namespace fairdeck::runtimes {
 
@@ -14,7 +15,7 @@ std::uint64_t fresh_seed(runtime_id id) {
     std::uint64_t seed = 0;
     os_entropy(std::as_writable_bytes(std::span(&seed, 1)));
     if (limit == 0) return seed;
-    if (seed < top - top % limit) return seed % limit;
+    if (seed < top - top % limit && seed % limit >= min_seed(id)) return seed % limit;
   }
 }
 

@@ -4,9 +4,12 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -15,6 +18,7 @@
 #include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "fairdeck/util/parallel.hpp"
 #include "fairdeck/security/internal/runtime_kernels.hpp"
+#include "fairdeck/security/negative_seeds.hpp"
 #include "fairdeck/security/runtime_attack.hpp"
 #include "fairdeck/util/printable.hpp"
 
@@ -256,11 +260,76 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
 
 namespace {
 seed_range parse_numeric_range(std::string_view text);
+
+// How a runtime reads a negative seed. Java: new Random(long S) keeps (S ^ 0x5DEECE66D) mod
+// 2^48, so S counts as its 64-bit two's complement mod 2^48 (-1 is 2^48 - 1). .NET Framework:
+// new Random(int S) uses |S| (int.MinValue: int.MaxValue).
+enum class negative_seeds { refused, java_mod_2_48, dotnet_abs };
+
+bool has_negative(std::string_view text) { return text.starts_with('-') || text.find("..-") != std::string_view::npos; }
+
+seed_range parse_negative_range(std::string_view text, negative_seeds kind, std::string_view name) {
+  auto number = [&](std::string_view s) {
+    std::int64_t v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
+      throw std::invalid_argument(fmt::format("seed range '{}': '{}' is not a whole number in [-2^63, 2^63)",
+                                              printable(text), printable(s)));
+    return v;
+  };
+  const auto dots = text.find("..");
+  const std::int64_t a = number(dots == std::string_view::npos ? text : text.substr(0, dots));
+  const std::int64_t b = dots == std::string_view::npos ? a : number(text.substr(dots + 2));
+  if (a > b) throw std::invalid_argument(fmt::format("the seed range '{}' is empty (first > last)", printable(text)));
+  if (kind == negative_seeds::java_mod_2_48) {
+    constexpr std::uint64_t mask = (std::uint64_t{1} << 48) - 1;
+    const auto mod = [](std::int64_t v) { return static_cast<std::uint64_t>(v) & mask; };
+    if (a < 0 && b >= 0)
+      throw std::invalid_argument(fmt::format(
+          "the seed range '{}' crosses 0: {} keeps new Random(S) mod 2^48, so {}..-1 is {}..{}; search it and 0..{} "
+          "separately", printable(text), name, a, mod(a), mask, b));
+    const std::uint64_t span = static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
+    if (span >= mask) return {0, mask};  // every seed
+    if (mod(a) + span > mask)
+      throw std::invalid_argument(fmt::format("the seed range '{}' wraps at a multiple of 2^48 ({} keeps S mod 2^48): "
+                                              "split it there", printable(text), name));
+    return {mod(a), mod(a) + span};
+  }
+  // .NET: |S| of an int.
+  constexpr std::int64_t lo = INT32_MIN, hi = INT32_MAX;
+  if (a < lo || b > hi)
+    throw std::invalid_argument(fmt::format("seed range '{}': {} seeds are ints, [-2147483648, 2147483647]",
+                                            printable(text), name));
+  const auto abs = [](std::int64_t v) { return static_cast<std::uint64_t>(v == INT32_MIN ? INT32_MAX : v < 0 ? -v : v); };
+  if (a >= 0) return {static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b)};
+  if (b < 0) return {abs(b), abs(a)};
+  return {0, std::max(abs(a), static_cast<std::uint64_t>(b))};
+}
+
+negative_seeds negative_rule(runtimes::runtime_id r) {
+  switch (r) {
+    case runtimes::runtime_id::java: return negative_seeds::java_mod_2_48;
+    case runtimes::runtime_id::dotnet_framework:
+    case runtimes::runtime_id::dotnet_framework_orderby: return negative_seeds::dotnet_abs;
+    default: return negative_seeds::refused;
+  }
+}
 }  // namespace
+
+std::optional<std::string> negative_seed_note(std::string_view text, runtimes::runtime_id runtime) {
+  if (!has_negative(text) || negative_rule(runtime) == negative_seeds::refused) return std::nullopt;
+  const auto r = parse_seed_range(text, runtime);
+  const bool java = negative_rule(runtime) == negative_seeds::java_mod_2_48;
+  return fmt::format("{} {}: seeds {}..{}", java ? "new Random(S) keeps S mod 2^48 (Java's signed long)"
+                                                 : "new Random(S) uses |S| (.NET's signed int)",
+                     printable(text), r.first, r.last);
+}
 
 seed_range parse_seed_range(std::string_view text, engine_id engine) {
   const std::uint64_t limit = seed_space(engine);
   const auto name = info(engine).name;
+  if (engine == engine_id::java && has_negative(text))
+    return parse_negative_range(text, negative_seeds::java_mod_2_48, "Java");
   if (text == "day") return {0, ms_per_day - 1};
   if (text == "all32") return {0, (std::uint64_t{1} << 32) - 1};
   if (text == "all") {
@@ -276,6 +345,8 @@ seed_range parse_seed_range(std::string_view text, engine_id engine) {
 seed_range parse_seed_range(std::string_view text, runtimes::runtime_id runtime) {
   const runtime_attack_info& a = attack_info(runtime);
   const auto name = runtimes::info(runtime).name;
+  if (has_negative(text) && negative_rule(runtime) != negative_seeds::refused)
+    return parse_negative_range(text, negative_rule(runtime), name);
   if (text == "day") return {0, ms_per_day - 1};
   if (text == "all32") return {0, (std::uint64_t{1} << 32) - 1};
   if (text == "all") {

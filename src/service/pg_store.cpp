@@ -33,11 +33,13 @@ std::string first_line(std::string_view s) { return std::string(s.substr(0, s.fi
 std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 
+// libpq reads PGPASSWORD and PGPASSFILE (~/.pgpass) itself when the URI has no password.
+// Its messages can quote parts of a malformed URI: the password is scrubbed from them.
 std::unique_ptr<pqxx::connection> connect(const std::string& uri) {
   try {
     return std::make_unique<pqxx::connection>(uri);
   } catch (const std::exception& e) {
-    throw store_unavailable(fmt::format("cannot connect to PostgreSQL: {}", first_line(e.what())));
+    throw store_unavailable(scrub_password(fmt::format("cannot connect to PostgreSQL: {}", first_line(e.what())), uri));
   }
 }
 
@@ -97,6 +99,9 @@ class pg_backend final : public batch_backend, public transaction {
     }
     tx_.reset();
   }
+  void savepoint() override { tx_->exec0("SAVEPOINT fairdeck_write"); }
+  void release() override { tx_->exec0("RELEASE SAVEPOINT fairdeck_write"); }
+  void rollback_to_savepoint() override { tx_->exec0("ROLLBACK TO SAVEPOINT fairdeck_write; RELEASE SAVEPOINT fairdeck_write"); }
   [[nodiscard]] bool retryable(const std::exception& e) const noexcept override {
     return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
            dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
@@ -189,6 +194,55 @@ class pg_store final : public store {
     });
   }
 
+  std::vector<std::pair<std::string, std::string>> token_rows() override {
+    std::vector<std::pair<std::string, std::string>> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      for (const auto& row : n.exec("SELECT hash, created FROM fairdeck_tokens ORDER BY created, hash"))
+        out.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
+    });
+    return out;
+  }
+
+  std::size_t revoke_token(std::string_view prefix) override {
+    std::size_t hits = 0;
+    with_reader([&](pqxx::nontransaction& n) {
+      // One statement: deletes only when exactly one hash has the prefix.
+      const auto r = n.exec_params(
+          "WITH hit AS (SELECT hash FROM fairdeck_tokens WHERE substr(hash, 1, $2) = $1), "
+          "gone AS (DELETE FROM fairdeck_tokens WHERE hash IN (SELECT hash FROM hit) AND (SELECT count(*) FROM hit) = 1 "
+          "RETURNING hash) SELECT (SELECT count(*) FROM hit)",
+          std::string(prefix), static_cast<int>(prefix.size()));
+      hits = static_cast<std::size_t>(r[0][0].as<std::int64_t>());
+    });
+    return hits;
+  }
+
+  std::optional<std::string> meta(std::string_view name) override {
+    std::optional<std::string> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      const auto r = n.exec_params("SELECT value FROM fairdeck_meta WHERE key = $1", std::string(name));
+      if (!r.empty()) out = r[0][0].as<std::string>();
+    });
+    return out;
+  }
+
+  std::string set_meta_once(std::string_view name, std::string_view value) override {
+    with_reader([&](pqxx::nontransaction& n) {
+      n.exec_params("INSERT INTO fairdeck_meta(key, value) VALUES($1, $2) ON CONFLICT (key) DO NOTHING", std::string(name),
+                    std::string(value));
+    });
+    return meta(name).value();
+  }
+
+  std::optional<std::string> first_table_id() override {
+    std::optional<std::string> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      const auto r = n.exec("SELECT min(id) FROM fairdeck_tables");
+      if (!r.empty() && !r[0][0].is_null()) out = r[0][0].as<std::string>();
+    });
+    return out;
+  }
+
   void ping() override {
     with_reader([](pqxx::nontransaction& n) { n.exec("SELECT 1"); });
   }
@@ -200,6 +254,7 @@ class pg_store final : public store {
       s.batches += one.batches;
       s.writes += one.writes;
       s.failed_batches += one.failed_batches;
+      s.isolated_batches += one.isolated_batches;
     }
     return s;
   }
@@ -222,9 +277,10 @@ class pg_store final : public store {
         return;
       } catch (const pqxx::broken_connection& e) {
         reader_.reset();
-        if (attempt > 0) throw store_unavailable(fmt::format("PostgreSQL connection lost: {}", first_line(e.what())));
+        if (attempt > 0)
+          throw store_unavailable(scrub_password(fmt::format("PostgreSQL connection lost: {}", first_line(e.what())), uri_));
       } catch (const pqxx::sql_error& e) {
-        throw store_unavailable(fmt::format("PostgreSQL: {}", first_line(e.what())));
+        throw store_unavailable(scrub_password(fmt::format("PostgreSQL: {}", first_line(e.what())), uri_));
       }
     }
   }
@@ -237,17 +293,20 @@ class pg_store final : public store {
 
 }  // namespace
 
-std::unique_ptr<store> open_pg_store(const store_options& o, std::optional<secret_key> key, bool create) {
-  if (create) {
-    auto c = connect(o.db);
-    try {
-      pqxx::work w(*c);
-      w.exec(schema_sql);
-      w.commit();
-    } catch (const std::exception& e) {
-      throw std::runtime_error(fmt::format("cannot create the fairdeckd schema (already initialised?): {}", e.what()));
-    }
+void create_pg_store(const store_options& o, std::string_view key_check) {
+  auto c = connect(o.db);
+  try {
+    pqxx::work w(*c);
+    w.exec(schema_sql);
+    w.exec_params("INSERT INTO fairdeck_meta(key, value) VALUES('key_check', $1)", std::string(key_check));
+    w.commit();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(scrub_password(
+        fmt::format("cannot create the fairdeckd schema (already initialised?): {}", first_line(e.what())), o.db));
   }
+}
+
+std::unique_ptr<store> open_pg_store(const store_options& o, std::optional<secret_key> key) {
   return std::make_unique<pg_store>(o, std::move(key));
 }
 

@@ -247,16 +247,6 @@ bool valid_table_id(std::string_view id) noexcept {
 
 namespace {
 
-struct checker {
-  log_check result;
-  log_check fail(std::uint64_t seq, std::string why) {
-    result.ok = false;
-    result.failed_seq = seq;
-    result.reason = std::move(why);
-    return result;
-  }
-};
-
 bool control(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
 }
@@ -269,97 +259,108 @@ bool has_control(const record& r) {
   return std::any_of(r.seat_seeds.begin(), r.seat_seeds.end(), [](const std::string& s) { return control(s); });
 }
 
+}  // namespace
+
+log_verifier::log_verifier(std::optional<std::uint64_t> after) : first_seq_(after ? *after + 1 : 0) {
+  if (!after) next_nonce_ = 0;
+}
+
+void log_verifier::fail(std::uint64_t seq, std::string why) {
+  check_.ok = false;
+  check_.failed_seq = seq;
+  check_.reason = std::move(why);
+  pending_.clear();
+}
+
+log_check log_verifier::result() const {
+  log_check out = check_;
+  if (out.ok) out.deals_unrevealed = pending_.size();
+  return out;
+}
+
 // Rule 5 for the deals of one seed, once it is revealed.
-bool check_revealed(checker& c, const std::vector<const record*>& deals, const fair::server_seed& seed) {
-  for (const record* d : deals) {
-    const deck_spec spec{d->decks, d->jokers};
+void log_verifier::check_revealed(const fair::server_seed& seed) {
+  for (const pending_deal& d : pending_) {
+    const deck_spec spec{d.decks, d.jokers};
     std::string expected;
     try {
       validate(spec);
-      expected = format_cards(fair::deal_deck(seed, d->client_seed, d->nonce, spec), spec);
+      expected = format_cards(fair::deal_deck(seed, d.client_seed, d.nonce, spec), spec);
     } catch (const std::exception& e) {
-      c.fail(d->seq, fmt::format("deal cannot be re-derived: {}", e.what()));
-      return false;
+      return fail(d.seq, fmt::format("deal cannot be re-derived: {}", e.what()));
     }
-    if (expected != d->cards) {
-      c.fail(d->seq, "cards differ from the deck the revealed seed deals");
-      return false;
-    }
-    ++c.result.deals_verified;
+    if (expected != d.cards) return fail(d.seq, "cards differ from the deck the revealed seed deals");
+    ++check_.deals_verified;
   }
-  return true;
+  pending_.clear();
 }
 
-}  // namespace
-
-log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after) {
-  checker c;
-  const std::uint64_t first_seq = after ? *after + 1 : 0;
-  std::string table;
-  std::string prev_hash;
-  std::optional<std::string> in_force;  // commitment in force (unknown at the start of a partial log)
-  std::optional<std::uint64_t> next_nonce;
-  if (!after) next_nonce = 0;
-  std::vector<const record*> pending;  // deals under the commitment in force
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const record& r = records[i];
-    // 1. sequence, type of record 0, one table
-    if (r.seq != first_seq + i)
-      return c.fail(r.seq, fmt::format("seq {} where {} was expected (missing, repeated or out of order)", r.seq,
-                                        first_seq + i));
-    if ((r.seq == 0) != (r.type == record_type::open))
-      return c.fail(r.seq, r.seq == 0 ? "record 0 is not an open record" : "an open record after record 0");
-    if (has_control(r)) return c.fail(r.seq, "a field contains a control character");
-    if (i == 0) table = r.table;
-    if (r.table != table) return c.fail(r.seq, fmt::format("names table '{}', not '{}'", r.table, table));
-    // 2. hash and chain
-    if (compute_hash(r) != r.hash) return c.fail(r.seq, "hash does not match the record's canonical text");
-    if (i == 0 && !after && r.prev_hash != zero_hash) return c.fail(r.seq, "record 0's prev_hash is not 64 zeros");
-    if (i > 0 && r.prev_hash != prev_hash) return c.fail(r.seq, "prev_hash is not the previous record's hash");
-    prev_hash = r.hash;
-    // 3, 4, 5
-    switch (r.type) {
-      case record_type::open:
-        in_force = r.commitment;
-        break;
-      case record_type::deal: {
-        ++c.result.deals;
-        if (next_nonce && r.nonce != *next_nonce)
-          return c.fail(r.seq, fmt::format("nonce {} where {} was expected", r.nonce, *next_nonce));
-        if (r.nonce == UINT64_MAX) return c.fail(r.seq, "nonce counter exhausted");
-        next_nonce = r.nonce + 1;
-        if (!in_force) in_force = r.commitment;
-        if (r.commitment != *in_force) return c.fail(r.seq, "deal names a commitment that is not in force");
-        std::string derived;
-        try {
-          derived = fair::combine_client_seeds(r.seat_seeds);
-        } catch (const std::exception& e) {
-          return c.fail(r.seq, fmt::format("seat seeds: {}", e.what()));
-        }
-        if (derived != r.client_seed) return c.fail(r.seq, "client_seed is not the derivation of seat_seeds");
-        pending.push_back(&r);
-        break;
+void log_verifier::add(const record& r) {
+  if (failed()) return;
+  const std::uint64_t i = count_++;
+  // 1. sequence, type of record 0, one table
+  if (r.seq != first_seq_ + i)
+    return fail(r.seq, fmt::format("seq {} where {} was expected (missing, repeated or out of order)", r.seq,
+                                   first_seq_ + i));
+  if ((r.seq == 0) != (r.type == record_type::open))
+    return fail(r.seq, r.seq == 0 ? "record 0 is not an open record" : "an open record after record 0");
+  if (has_control(r)) return fail(r.seq, "a field contains a control character");
+  if (i == 0) table_ = r.table;
+  if (r.table != table_) return fail(r.seq, fmt::format("names table '{}', not '{}'", r.table, table_));
+  // 2. hash and chain
+  if (compute_hash(r) != r.hash) return fail(r.seq, "hash does not match the record's canonical text");
+  if (i == 0 && first_seq_ == 0 && r.prev_hash != zero_hash) return fail(r.seq, "record 0's prev_hash is not 64 zeros");
+  if (i > 0 && r.prev_hash != prev_hash_) return fail(r.seq, "prev_hash is not the previous record's hash");
+  prev_hash_ = r.hash;
+  // 3, 4, 5
+  switch (r.type) {
+    case record_type::open:
+      in_force_ = r.commitment;
+      break;
+    case record_type::deal: {
+      ++check_.deals;
+      if (next_nonce_ && r.nonce != *next_nonce_)
+        return fail(r.seq, fmt::format("nonce {} where {} was expected", r.nonce, *next_nonce_));
+      if (r.nonce == UINT64_MAX) return fail(r.seq, "nonce counter exhausted");
+      next_nonce_ = r.nonce + 1;
+      if (!in_force_) in_force_ = r.commitment;
+      if (r.commitment != *in_force_) return fail(r.seq, "deal names a commitment that is not in force");
+      std::string derived;
+      try {
+        derived = fair::combine_client_seeds(r.seat_seeds);
+      } catch (const std::exception& e) {
+        return fail(r.seq, fmt::format("seat seeds: {}", e.what()));
       }
-      case record_type::rotate: {
-        if (!in_force) in_force = r.commitment;
-        if (r.commitment != *in_force) return c.fail(r.seq, "rotation names a commitment that is not in force");
-        std::optional<fair::server_seed> seed;
-        try {
-          seed.emplace(fair::server_seed::from_hex(r.revealed_seed));
-        } catch (const std::exception&) {
-          return c.fail(r.seq, "revealed_seed is not 64 hex digits");
-        }
-        if (fair::commitment(*seed) != *in_force)
-          return c.fail(r.seq, "revealed seed does not hash to the commitment in force");
-        if (!check_revealed(c, pending, *seed)) return c.result;
-        pending.clear();
-        in_force = r.next_commitment;
-        break;
+      if (derived != r.client_seed) return fail(r.seq, "client_seed is not the derivation of seat_seeds");
+      pending_.push_back({r.seq, r.nonce, r.decks, r.jokers, r.client_seed, r.cards});
+      break;
+    }
+    case record_type::rotate: {
+      if (!in_force_) in_force_ = r.commitment;
+      if (r.commitment != *in_force_) return fail(r.seq, "rotation names a commitment that is not in force");
+      std::optional<fair::server_seed> seed;
+      try {
+        seed.emplace(fair::server_seed::from_hex(r.revealed_seed));
+      } catch (const std::exception&) {
+        return fail(r.seq, "revealed_seed is not 64 hex digits");
       }
+      if (fair::commitment(*seed) != *in_force_)
+        return fail(r.seq, "revealed seed does not hash to the commitment in force");
+      check_revealed(*seed);
+      if (failed()) return;
+      in_force_ = r.next_commitment;
+      break;
     }
   }
-  c.result.deals_unrevealed = pending.size();
-  return c.result;
+}
+
+log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after) {
+  log_verifier v(after);
+  for (const record& r : records) {
+    v.add(r);
+    if (v.failed()) break;
+  }
+  return v.result();
 }
 
 }  // namespace fairdeck::service

@@ -117,27 +117,86 @@ secret_key read_key_file(const std::filesystem::path& path) {
   return key;
 }
 
-std::string seal_seed(const fair::server_seed& seed, const secret_key& key) {
-  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
-  static_assert(crypto_secretbox_KEYBYTES == key_bytes);
-  std::array<unsigned char, crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES + fair::seed_bytes> box{};
-  randombytes_buf(box.data(), crypto_secretbox_NONCEBYTES);
-  crypto_secretbox_easy(box.data() + crypto_secretbox_NONCEBYTES, seed.bytes().data(), seed.bytes().size(), box.data(),
-                        key.bytes().data());
-  return to_hex(box.data(), box.size());
+namespace {
+
+constexpr std::string_view v2_prefix = "v2:";
+constexpr std::size_t nonce2 = crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
+constexpr std::size_t tag2 = crypto_aead_xchacha20poly1305_ietf_ABYTES;
+using box2 = std::array<unsigned char, nonce2 + fair::seed_bytes + tag2>;
+using box1 = std::array<unsigned char, crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES + fair::seed_bytes>;
+
+std::string seal_ad(std::string_view table_id, std::string_view commitment) {
+  return fmt::format("fairdeck-sealed-seed-v2\ntable={}\ncommitment={}\n", table_id, commitment);
 }
 
-fair::server_seed open_seed(std::string_view sealed_hex, const secret_key& key) {
+[[noreturn]] void does_not_open(std::string_view table_id) {
+  throw seal_error(fmt::format(
+      "the sealed server seed of table '{}' does not open with this key (wrong key file, tampered store, or a seed "
+      "copied from another table)",
+      table_id));
+}
+
+}  // namespace
+
+bool is_v1_seal(std::string_view sealed) noexcept { return !sealed.starts_with(v2_prefix); }
+
+std::string seal_seed(const fair::server_seed& seed, const secret_key& key, std::string_view table_id) {
   detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
-  std::array<unsigned char, crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES + fair::seed_bytes> box{};
-  if (!from_hex(sealed_hex, box.data(), box.size())) throw seal_error("sealed server seed is malformed");
+  static_assert(crypto_aead_xchacha20poly1305_ietf_KEYBYTES == key_bytes);
+  const std::string ad = seal_ad(table_id, fair::commitment(seed));
+  box2 box{};
+  randombytes_buf(box.data(), nonce2);
+  unsigned long long len = 0;
+  crypto_aead_xchacha20poly1305_ietf_encrypt(box.data() + nonce2, &len, seed.bytes().data(), seed.bytes().size(),
+                                             reinterpret_cast<const unsigned char*>(ad.data()), ad.size(), nullptr,
+                                             box.data(), key.bytes().data());
+  return std::string(v2_prefix) + to_hex(box.data(), box.size());
+}
+
+fair::server_seed open_seed(std::string_view sealed, const secret_key& key, std::string_view table_id,
+                            std::string_view commitment) {
+  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   std::array<std::uint8_t, fair::seed_bytes> plain{};
-  const int rc = crypto_secretbox_open_easy(plain.data(), box.data() + crypto_secretbox_NONCEBYTES,
-                                            box.size() - crypto_secretbox_NONCEBYTES, box.data(), key.bytes().data());
-  if (rc != 0) throw seal_error("sealed server seed does not open with this key (wrong key file or tampered store)");
+  int rc = -1;
+  if (!is_v1_seal(sealed)) {
+    box2 box{};
+    if (!from_hex(sealed.substr(v2_prefix.size()), box.data(), box.size()))
+      throw seal_error(fmt::format("the sealed server seed of table '{}' is malformed", table_id));
+    const std::string ad = seal_ad(table_id, commitment);
+    unsigned long long len = 0;
+    rc = crypto_aead_xchacha20poly1305_ietf_decrypt(plain.data(), &len, nullptr, box.data() + nonce2,
+                                                    box.size() - nonce2, reinterpret_cast<const unsigned char*>(ad.data()),
+                                                    ad.size(), box.data(), key.bytes().data());
+  } else {
+    static_assert(crypto_secretbox_KEYBYTES == key_bytes);
+    box1 box{};
+    if (!from_hex(sealed, box.data(), box.size()))
+      throw seal_error(fmt::format("the sealed server seed of table '{}' is malformed", table_id));
+    rc = crypto_secretbox_open_easy(plain.data(), box.data() + crypto_secretbox_NONCEBYTES,
+                                    box.size() - crypto_secretbox_NONCEBYTES, box.data(), key.bytes().data());
+  }
+  if (rc != 0) {
+    sodium_memzero(plain.data(), plain.size());
+    does_not_open(table_id);
+  }
   fair::server_seed s(plain);
   sodium_memzero(plain.data(), plain.size());
+  // v2 binds the commitment as associated data; a v1 seal copied from another table's row
+  // opens, and is caught here.
+  if (!equal_constant_time(fair::commitment(s), commitment))
+    throw seal_error(fmt::format("the sealed server seed of table '{}' does not match its commitment (a seed copied "
+                                 "from another table?)",
+                                 table_id));
   return s;
+}
+
+std::string key_check_value(const secret_key& key) {
+  detail::prepare_sodium();
+  constexpr std::string_view label = "fairdeck at-rest key check v1";
+  unsigned char h[32];
+  crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>(label.data()), label.size(), key.bytes().data(),
+                     key.bytes().size());
+  return "v1:" + to_hex(h, sizeof h);
 }
 
 }  // namespace fairdeck::service

@@ -1,5 +1,5 @@
 // The SQLite store: one writer connection driven by the group committer (BEGIN IMMEDIATE,
-// a savepoint per write, COMMIT), WAL so readers never block it. Durability is pipelined:
+// the writes — each under a savepoint when a batch is rerun after a failing write —, COMMIT), WAL so readers never block it. Durability is pipelined:
 // the writer's COMMIT only writes the WAL (synchronous=OFF) and the group committer's syncer
 // thread fdatasyncs the WAL before any write of the batch is answered, while the writer
 // already commits the next batch (https://www.sqlite.org/wal.html, "Durability"; the same
@@ -103,6 +103,7 @@ class statement {
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(st_, col))) : std::string();
   }
   [[nodiscard]] std::int64_t integer(int col) const { return sqlite3_column_int64(st_, col); }
+  [[nodiscard]] bool is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
 
  private:
   void check(int rc) {
@@ -154,6 +155,9 @@ class sqlite_backend final : public batch_backend, public transaction {
         conn_(path, false),
         begin_(conn_.db, "BEGIN IMMEDIATE"),
         commit_(conn_.db, "COMMIT"),
+        savepoint_(conn_.db, "SAVEPOINT fairdeck_write"),
+        release_(conn_.db, "RELEASE fairdeck_write"),
+        rollback_to_(conn_.db, "ROLLBACK TO fairdeck_write"),
         load_(conn_.db, select_table_sql),
         insert_(conn_.db,
                 "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
@@ -205,6 +209,14 @@ class sqlite_backend final : public batch_backend, public transaction {
   void rollback() noexcept override {
     if (!sqlite3_get_autocommit(conn_.db)) sqlite3_exec(conn_.db, "ROLLBACK", nullptr, nullptr, nullptr);
   }
+  void savepoint() override { run(savepoint_); }
+  void release() override { run(release_); }
+  void rollback_to_savepoint() override {
+    // An I/O error or a full disk may have made SQLite roll the whole transaction back.
+    if (sqlite3_get_autocommit(conn_.db)) throw store_unavailable("sqlite rolled the transaction back");
+    run(rollback_to_);
+    run(release_);
+  }
   transaction& tx() override { return *this; }
 
   std::optional<table_state> load(std::string_view id) override { return read_table(load_, id); }
@@ -241,7 +253,7 @@ class sqlite_backend final : public batch_backend, public transaction {
   ino_t wal_ino_ = 0;
   dev_t wal_dev_ = 0;
   connection conn_;
-  statement begin_, commit_, load_, insert_, update_, append_;
+  statement begin_, commit_, savepoint_, release_, rollback_to_, load_, insert_, update_, append_;
 };
 
 class sqlite_store final : public store {
@@ -314,6 +326,62 @@ class sqlite_store final : public store {
     s.step();
   }
 
+  std::vector<std::pair<std::string, std::string>> token_rows() override {
+    auto r = reader();
+    statement s(r->db, "SELECT hash, created FROM fairdeck_tokens ORDER BY created, hash");
+    std::vector<std::pair<std::string, std::string>> out;
+    while (s.step()) out.emplace_back(s.text(0), s.text(1));
+    return out;
+  }
+
+  std::size_t revoke_token(std::string_view prefix) override {
+    connection c(path_, false);
+    c.exec("BEGIN IMMEDIATE");
+    try {
+      std::vector<std::string> hits;
+      {
+        statement s(c.db, "SELECT hash FROM fairdeck_tokens WHERE substr(hash, 1, ?2) = ?1");
+        s.bind(1, prefix).bind(2, static_cast<std::int64_t>(prefix.size()));
+        while (s.step()) hits.push_back(s.text(0));
+      }
+      if (hits.size() == 1) {
+        statement d(c.db, "DELETE FROM fairdeck_tokens WHERE hash = ?1");
+        d.bind(1, hits[0]);
+        d.step();
+      }
+      c.exec("COMMIT");
+      return hits.size();
+    } catch (...) {
+      sqlite3_exec(c.db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  std::optional<std::string> meta(std::string_view name) override {
+    auto r = reader();
+    statement s(r->db, "SELECT value FROM fairdeck_meta WHERE key = ?1");
+    s.bind(1, name);
+    if (!s.step()) return std::nullopt;
+    return s.text(0);
+  }
+
+  std::string set_meta_once(std::string_view name, std::string_view value) override {
+    {
+      connection c(path_, false);
+      statement s(c.db, "INSERT INTO fairdeck_meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO NOTHING");
+      s.bind(1, name).bind(2, value);
+      s.step();
+    }
+    return meta(name).value();
+  }
+
+  std::optional<std::string> first_table_id() override {
+    auto r = reader();
+    statement s(r->db, "SELECT min(id) FROM fairdeck_tables");
+    if (!s.step() || s.is_null(0)) return std::nullopt;
+    return s.text(0);
+  }
+
   void ping() override {
     auto r = reader();
     statement s(r->db, "SELECT count(*) FROM fairdeck_meta");
@@ -376,18 +444,24 @@ class sqlite_store final : public store {
 
 }  // namespace
 
-std::unique_ptr<store> open_sqlite_store(const store_options& o, std::optional<secret_key> key, bool create) {
-  if (create) {
-    {  // the store holds sealed seeds and token hashes: owner only, like the key file
-      const int fd = ::open(o.db.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", o.db, std::strerror(errno)));
-      ::close(fd);
-    }
-    connection c(o.db, true);
-    c.exec("BEGIN IMMEDIATE");
-    c.exec(schema_sql);
-    c.exec("COMMIT");
+void create_sqlite_store(const store_options& o, std::string_view key_check) {
+  {  // the store holds sealed seeds and token hashes: owner only, like the key file
+    const int fd = ::open(o.db.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", o.db, std::strerror(errno)));
+    ::close(fd);
   }
+  connection c(o.db, true);
+  c.exec("BEGIN IMMEDIATE");
+  c.exec(schema_sql);
+  {
+    statement s(c.db, "INSERT INTO fairdeck_meta(key, value) VALUES('key_check', ?1)");
+    s.bind(1, key_check);
+    s.step();
+  }
+  c.exec("COMMIT");
+}
+
+std::unique_ptr<store> open_sqlite_store(const store_options& o, std::optional<secret_key> key) {
   return std::make_unique<sqlite_store>(o, std::move(key));
 }
 

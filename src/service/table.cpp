@@ -24,7 +24,7 @@ write_result do_open(const open_table& req, transaction& tx, const secret_key& k
   t.seats = req.seats;
   t.spec = req.spec;
   const auto seed = fair::server_seed::generate();
-  t.sealed_seed = seal_seed(seed, key);
+  t.sealed_seed = seal_seed(seed, key, t.id);
   t.commitment = fair::commitment(seed);
   t.seat_seeds.assign(req.seats, std::string());
   record r;
@@ -115,8 +115,9 @@ write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
   r.jokers = t->spec.jokers;
   write_result out;
   {
-    const auto seed = open_seed(t->sealed_seed, key);
+    const auto seed = open_seed(t->sealed_seed, key, t->id, t->commitment);
     out.deck = fair::deal_deck(seed, r.client_seed, r.nonce, t->spec);
+    if (is_v1_seal(t->sealed_seed)) t->sealed_seed = seal_seed(seed, key, t->id);  // bind an older seal to its table
   }
   r.cards = format_cards(out.deck, t->spec);
   seal(r, t->head_hash);
@@ -141,11 +142,11 @@ write_result do_rotate(const rotate& req, transaction& tx, const secret_key& key
   r.type = record_type::rotate;
   r.table = t->id;
   r.time = utc_now();
-  r.revealed_seed = open_seed(t->sealed_seed, key).hex();  // retired now: public from here on
+  r.revealed_seed = open_seed(t->sealed_seed, key, t->id, t->commitment).hex();  // retired now: public from here on
   r.commitment = t->commitment;
   r.next_commitment = fair::commitment(fresh);
   seal(r, t->head_hash);
-  t->sealed_seed = seal_seed(fresh, key);
+  t->sealed_seed = seal_seed(fresh, key, t->id);
   t->commitment = r.next_commitment;
   t->next_seq += 1;
   t->head_hash = r.hash;

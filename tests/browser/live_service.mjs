@@ -24,7 +24,7 @@ function startServer(fairdeckd, db) {
   return { server, ready };
 }
 
-export async function liveServiceCases({ fairdeckd, work, source, dealCase, logCase, report }) {
+export async function liveServiceCases({ fairdeckd, work, source, dealCase, logCase, report, context, localFiles }) {
   const db = path.join(work, "live.db");
   let server;
   try {
@@ -52,6 +52,10 @@ export async function liveServiceCases({ fairdeckd, work, source, dealCase, logC
     const before = await api("GET", `/v1/tables/${table}/log`);
     await logCase("live service: log before the reveal (deals pending)", before.text, "verified", /3 deal\(s\) under the seed still in force/);
 
+    // A deal response as served before the reveal: waiting, not failed.
+    await dealCase("live service: deal 1 before the reveal is 'not revealed yet'", { ...deals[0], seat_seeds: seats }, "unrevealed",
+      /derived from the 2 seats/, null, { headline: /^Not revealed yet/ });
+
     const { revealed_seed } = (await api("POST", `/v1/tables/${table}/rotate`, {})).json;
     const exposed = [before.text, ...deals.map((d) => JSON.stringify(d))].some((t) => t.includes(revealed_seed));
     report(!exposed, "live service: the seed never appeared before its rotation", "the seed was in a deal response or the log before rotate");
@@ -65,6 +69,22 @@ export async function liveServiceCases({ fairdeckd, work, source, dealCase, logC
     const rec = tampered.records.find((r) => r.type === "deal");
     rec.cards = rec.cards.split(" ").reverse().join(" ");
     await logCase("live service: log with one deal's cards reversed rejected", tampered, "failed", /fails rule 2/);
+
+    // Paging: the first page of the log (?limit=2) is headlined as not the whole log.
+    const page1 = await api("GET", `/v1/tables/${table}/log?limit=2`);
+    await logCase("live service: first page of the log (?limit=2)", page1.text, "verified", null,
+      { headline: /records 0\.\.1 check out; this is not the whole log \(more records may follow after seq 1\)/ });
+    const rest = await api("GET", `/v1/tables/${table}/log?after=1`);
+    await logCase("live service: the log after seq 1 (?after=1)", rest.text, "verified", null,
+      { headline: /^Verified: records 2\.\.\d+ check out; this is not the whole log \(it does not start at the table's open record\)/ });
+
+    // The public audit page (fairdeck audit --html's page) fits a phone.
+    const audit = await fetch(`${base}/v1/tables/${table}/audit?format=html`);
+    if (audit.status !== 200) report(false, "live service: /audit?format=html", `HTTP ${audit.status}`);
+    else {
+      const { phoneWidthOfHtml } = await import("./phone_width.mjs");
+      await phoneWidthOfHtml({ context, report, work, localFiles, name: "live service: /audit?format=html", html: await audit.text() });
+    }
 
     const served = Buffer.from(await (await fetch(`${base}/verify`)).arrayBuffer());
     report(served.equals(fs.readFileSync(path.join(source, "web/verify.html"))), "live service: GET /verify is byte-identical to web/verify.html",

@@ -7,6 +7,9 @@
 //
 // Checked in every case: the verdict, its reason, no console error or page error, and no request
 // other than the page's own file (all requests are observed; anything else fails the run).
+// The verdict's data-result ends as "verified", "failed" or "unrevealed" (a deal whose server
+// seed is still secret: neutral, never "NOT verified"). phone_width.mjs checks that this page
+// and the audit HTML (`fairdeck audit --html`) fit a 390-px-wide phone screen.
 import { chromium } from "playwright-core";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -24,6 +27,7 @@ const out = opt.out || work;
 fs.mkdirSync(out, { recursive: true });
 const pageFile = path.join(out, "verify.html");
 const pageUrl = pathToFileURL(pageFile).href;
+const localFiles = new Set([pageUrl]);  // files the pages may load: this page, and the audit HTML written below
 
 const fairdeck = (...args) => execFileSync(opt.fairdeck, args, { cwd: work, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const genLog = (spec) => JSON.parse(execFileSync("python3", [path.join(opt.source, "tests/browser/gen_log.py"), JSON.stringify(spec)], { encoding: "utf8" }));
@@ -43,7 +47,7 @@ const context = await chromium.launchPersistentContext(userDataDir, {
 });
 const foreignRequests = [];
 let pageLoads = 0, pagesOpened = 0;  // the observer must see every load of the page itself
-context.on("request", (r) => { if (r.url().split("#")[0] === pageUrl) pageLoads++; else foreignRequests.push(r.url()); });
+context.on("request", (r) => { if (localFiles.has(r.url().split("#")[0])) pageLoads++; else foreignRequests.push(r.url()); });
 context.on("page", () => pagesOpened++);
 await context.route(/^(?!file:)/, (route) => { foreignRequests.push(route.request().url()); return route.abort(); });
 
@@ -54,7 +58,9 @@ function report(ok, name, detail) {
 }
 
 // Opens the page (optionally with a fragment), lets `act` drive it, waits for the verdict.
-async function runCase(name, { hash = "", act, expect, reason, shot }) {
+// reason: a pattern the verdict and the details must show; headline: one the verdict itself must
+// show; notHeadline: one it must not show; check(page): more problems, as a list of strings.
+async function runCase(name, { hash = "", act, expect, reason, headline, notHeadline, check, shot }) {
   const page = await context.newPage();
   const errors = [];
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
@@ -62,13 +68,17 @@ async function runCase(name, { hash = "", act, expect, reason, shot }) {
   try {
     await page.goto(pageUrl + hash);
     if (act) await act(page);
-    await page.waitForFunction(() => ["verified", "failed"].includes(document.getElementById("verdict").dataset.result), null, { timeout: 120000 });
+    await page.waitForFunction(() => ["verified", "failed", "unrevealed"].includes(document.getElementById("verdict").dataset.result), null, { timeout: 120000 });
     const result = await page.getAttribute("#verdict", "data-result");
-    const text = (await page.textContent("#verdict")) + "\n" + (await page.textContent("#checks"));
+    const verdict = await page.textContent("#verdict");
+    const text = verdict + "\n" + (await page.textContent("#checks"));
     if (shot) await page.screenshot({ path: shot, fullPage: false });
     const problems = [];
     if (result !== expect) problems.push(`verdict ${result}, expected ${expect}`);
     if (reason && !reason.test(text)) problems.push(`reason does not match ${reason}`);
+    if (headline && !headline.test(verdict)) problems.push(`the verdict does not match ${headline}`);
+    if (notHeadline && notHeadline.test(verdict)) problems.push(`the verdict matches ${notHeadline}`);
+    if (check) problems.push(...await check(page));
     if (errors.length) problems.push(`console errors: ${errors.join(" | ")}`);
     report(problems.length === 0, name, `${problems.join("; ")}\n     page said: ${text.replace(/\n/g, " / ").slice(0, 600)}`);
   } catch (e) {
@@ -77,8 +87,8 @@ async function runCase(name, { hash = "", act, expect, reason, shot }) {
     await page.close();
   }
 }
-const dealCase = (name, deal, expect, reason, shot) => runCase(name, { hash: `#deal=${b64url(deal)}`, expect, reason, shot });
-const logCase = (name, log, expect, reason) => runCase(name, { hash: `#log=${b64url(log)}`, expect, reason });
+const dealCase = (name, deal, expect, reason, shot, more = {}) => runCase(name, { hash: `#deal=${b64url(deal)}`, expect, reason, shot, ...more });
+const logCase = (name, log, expect, reason, more = {}) => runCase(name, { hash: `#log=${b64url(log)}`, expect, reason, ...more });
 
 // ------------------------------------------------------------------ 1. the page's own test vectors
 {
@@ -136,18 +146,49 @@ const flipHex = (h) => (h[0] === "0" ? "1" : "0") + h.slice(1);
 const tamper = (name, base, edit, reason, shot) => { const d = clone(base); edit(d); return dealCase(`tampered deal rejected: ${name}`, d, "failed", reason, shot); };
 await tamper("server seed", single, (d) => { d.server_seed = flipHex(d.server_seed); }, /not the one committed to/);
 await tamper("commitment", single, (d) => { d.commitment = flipHex(d.commitment); }, /not the one committed to/);
-await tamper("client seed", single, (d) => { d.client_seed += "x"; delete d.seat_seeds; }, /Position \d+: the spec deals/);
+await tamper("client seed", single, (d) => { d.client_seed += "x"; delete d.seat_seeds; }, /Position \d+ \(card \d+ dealt\): the spec deals/);
 await tamper("client seed against its seat seed", single, (d) => { d.client_seed += "x"; }, /hand's client seed is .*, not the published/);
-await tamper("nonce", single, (d) => { d.nonce = "1"; }, /Position \d+: the spec deals/);
+await tamper("nonce", single, (d) => { d.nonce = "1"; }, /Position \d+ \(card \d+ dealt\): the spec deals/);
 await tamper("nonce with a leading zero", single, (d) => { d.nonce = "00"; }, /not a canonical decimal integer/);
-await tamper("one card", single, (d) => { d.cards[17] = d.cards[17] === "Ah" ? "Kh" : "Ah"; }, /Position 18: the spec deals/);
-await tamper("two cards swapped", single, (d) => { [d.cards[0], d.cards[51]] = [d.cards[51], d.cards[0]]; }, /Position 1: .*2 positions differ/s);
+await tamper("one card", single, (d) => { d.cards[17] = d.cards[17] === "Ah" ? "Kh" : "Ah"; }, /Position 17 \(card 18 dealt\): the spec deals/);
+// Positions count from 0, as in the CLI (`fair verify`: "position 2 (card 3 dealt)") and the docs.
+await dealCase("card tiles numbered from position 0, as the CLI and docs", (() => { const d = clone(single); d.cards[17] = d.cards[17] === "Ah" ? "Kh" : "Ah"; return d; })(),
+  "failed", null, null, { check: async (page) => {
+    const tiles = await page.$$eval("#cards li", (lis) => lis.map((li) => [li.querySelector(".pos").textContent, li.getAttribute("aria-label"), li.className]));
+    const label = await page.getAttribute("#cards", "aria-label");
+    const problems = [];
+    if (tiles.length !== 52) problems.push(`${tiles.length} tiles`);
+    else {
+      if (tiles[0][0] !== "0" || !tiles[0][1].startsWith("position 0:") || tiles[51][0] !== "51") problems.push(`first/last tile ${JSON.stringify([tiles[0], tiles[51]])}`);
+      if (tiles[17][2] !== "bad" || !tiles[17][1].startsWith("position 17:")) problems.push(`the wrong card is not tile 17: ${JSON.stringify(tiles[17])}`);
+    }
+    if (!/position 0 dealt first/.test(label)) problems.push(`the deck's label is "${label}"`);
+    return problems;
+  } });
+await tamper("two cards swapped", single, (d) => { [d.cards[0], d.cards[51]] = [d.cards[51], d.cards[0]]; }, /Position 0 \(card 1 dealt\): .*2 positions differ/s);
 await tamper("a card missing", single, (d) => { d.cards.pop(); }, /holds 52 cards, the claim has 51/);
 await tamper("decks", single, (d) => { d.decks = 2; }, /holds 104 cards/);
 await tamper("a hold'em hole card", holdem, (d) => { d.seats[2][1] = d.seats[2][1] === "Ah" ? "Kh" : "Ah"; }, /hold'em hands or board shown do not match/);
 await tamper("one seat's seed", multi, (d) => { d.seat_seeds[1] = "Bob"; }, /hand's client seed is [0-9a-f]{64}, not the published/);
 await tamper("seat order", multi, (d) => { d.seat_seeds.reverse(); }, /not the published/);
-await dealCase("deal before the seed is revealed", { ...single, server_seed: undefined }, "failed", /not been revealed/);
+// Before the reveal nothing is wrong yet: a neutral "not revealed yet", never a red "NOT verified";
+// what can be checked already (the hand's client seed from its seats) still is.
+await dealCase("deal before the seed is revealed: neutral, not failed", { ...single, server_seed: undefined }, "unrevealed",
+  /client seed[\s\S]*cards cannot be checked until/, null,
+  { headline: /^Not revealed yet: .*check again after the server seed is rotated and revealed/i, notHeadline: /NOT verified|fail/i });
+await dealCase("deal before the seed is revealed, three seats", { ...multi, server_seed: undefined }, "unrevealed", /derived from the 3 seats/, null,
+  { headline: /^Not revealed yet/ });
+await tamper("seat order, before the seed is revealed", { ...multi, server_seed: undefined }, (d) => { d.seat_seeds.reverse(); }, /not the published/);
+await runCase("typed form without the server seed: neutral", {
+  expect: "unrevealed", headline: /^Not revealed yet/,
+  act: async (page) => {
+    await page.fill("#f-commit", single.commitment);
+    await page.fill("#f-seats", single.client_seed);
+    await page.fill("#f-nonce", single.nonce);
+    await page.fill("#f-cards", single.cards.join(" "));
+    await page.click("#deal-form button[type=submit]");
+  },
+});
 
 // ------------------------------------------------------------------ 3. the typed form, the pasted JSON and a dropped file
 await runCase("typed into the form (keyboard only), cards with 10 and suit symbols", {
@@ -165,7 +206,7 @@ await runCase("typed into the form (keyboard only), cards with 10 and suit symbo
   },
 });
 await runCase("pasted JSON, one card changed in the form afterwards", {
-  expect: "failed", reason: /Position 3:/,
+  expect: "failed", reason: /Position 2 \(card 3 dealt\):/,
   act: async (page) => {
     await page.fill("#f-json", JSON.stringify(single));
     await page.click("#load-json");
@@ -176,7 +217,7 @@ await runCase("pasted JSON, one card changed in the form afterwards", {
   },
 });
 await runCase("dropped log file", {
-  expect: "verified", reason: /whole log checks out/,
+  expect: "verified", headline: /records 0\.\.2 check out, from the table's open record/,
   act: async (page) => {
     const text = JSON.stringify(genLog({ table: "drop", seats: 1, seeds: ["11".repeat(32), "22".repeat(32)], events: ["deal", "rotate"] }));
     const dt = await page.evaluateHandle((t) => { const d = new DataTransfer(); d.items.add(new File([t], "log.json", { type: "application/json" })); return d; }, text);
@@ -195,14 +236,21 @@ const bigSpec = { table: "t-big_1", seats: 3, decks: 2, jokers: 1, seeds,
 const big = genLog(bigSpec);
 await logCase("generated log: 3 seats, 2 decks + joker, 3 rotations, 8 deals", big, "verified", /6 deal\(s\) re-dealt[\s\S]*2 deal\(s\) under the seed still in force/);
 await logCase("generated log: one seat, opened only", genLog({ seats: 1, seeds, events: [] }), "verified", /No deals yet/);
-await logCase("partial log (records after seq 3)", { table: big.table, records: big.records.slice(4) }, "verified", /partial log/);
+await logCase("partial log (records after seq 3)", { table: big.table, records: big.records.slice(4) }, "verified", /partial log/,
+  { headline: /^Verified: records 4\.\.11 check out; this is not the whole log \(it does not start at the table's open record\)/, notHeadline: /whole log checks out/ });
+await logCase("first page of a log (next_after: more records follow)", { table: big.table, records: big.records.slice(0, 5), next_after: 4 }, "verified",
+  /next_after/, { headline: /^Verified: records 0\.\.4 check out; this is not the whole log \(more records may follow after seq 4\)/ });
+await logCase("middle page of a log", { table: big.table, records: big.records.slice(3, 7), next_after: "6" }, "verified", null,
+  { headline: /records 3\.\.6 check out; this is not the whole log \(it does not start at the table's open record, and more records may follow after seq 6\)/ });
+await logCase("whole log: says which records and how to know it is the latest", big, "verified",
+  /last record, seq 11, has hash [0-9a-f]{64}/, { headline: /^Verified: records 0\.\.11 check out, from the table's open record/ });
 
 const logTamper = (name, edit, reason) => { const l = clone(big); edit(l.records); return logCase(`tampered log rejected: ${name}`, l, "failed", reason); };
 await logCase("tampered log rejected: the docs example with one card changed", (() => { const l = clone(example); l.records[1].cards = l.records[1].cards.replace("4s Jd", "Jd 4s"); return l; })(),
   "failed", /seq 1, deal\) fails rule 2: its hash is/);
 await logTamper("one record's time edited", (r) => { r[5].time = "2026-11-23T13:00:00.000Z"; }, /seq 5, deal\) fails rule 2/);
 await logTamper("one record edited and re-hashed", (r) => { r[5].time = "2026-11-23T13:00:00.000Z"; r[5].hash = "0".repeat(64); }, /seq 5, deal\) fails rule 2/);
-await logTamper("two records swapped", (r) => { [r[4], r[5]] = [r[5], r[4]]; }, /record 5 of 12 \(seq 5, deal\) fails rule 1: seq 5 where 4 was expected/);
+await logTamper("two records swapped", (r) => { [r[4], r[5]] = [r[5], r[4]]; }, /records\[4\] of 12 \(seq 5, deal\) fails rule 1: seq 5 where 4 was expected/);
 await logTamper("a record removed", (r) => { r.splice(6, 1); }, /fails rule 1: seq 7 where 6 was expected/);
 await logTamper("a record repeated", (r) => { r.splice(6, 0, clone(r[6])); }, /fails rule 1/);
 await logTamper("another table's name", (r) => { r[3].table = "other"; }, /names table "other"/);
@@ -217,13 +265,28 @@ await chainTamper("client seed not derived from the seats", [{ seq: 2, field: "c
   const good = genLog(bigSpec), cards = good.records[4].cards.split(" ");
   [cards[10], cards[11]] = [cards[11], cards[10]];
   await chainTamper("two cards swapped in a revealed deal", [{ seq: 4, field: "cards", value: cards.join(" ") }],
-    new RegExp(`seq 4, deal\\) fails rule 5: position 11 should be ${cards[11]}`));
+    new RegExp(`seq 4, deal\\) fails rule 5: position 10 \\(card 11 dealt\\) should be ${cards[11]}`));
   const one = good.records[8].cards.split(" ");
   one[0] = one[0] === "Ah" ? "Kh" : "Ah";
-  await chainTamper("one card in a revealed deal", [{ seq: 8, field: "cards", value: one.join(" ") }], /seq 8, deal\) fails rule 5: position 1 should be/);
+  await chainTamper("one card in a revealed deal", [{ seq: 8, field: "cards", value: one.join(" ") }], /seq 8, deal\) fails rule 5: position 0 \(card 1 dealt\) should be/);
 }
 await logCase("not a log", { records: "x" }, "failed", /not \{"table"/);
 await runCase("a broken link fragment", { hash: "#log=%%%", expect: "failed", reason: /not deal=… or log=…/ });
+
+// ------------------------------------------------------------------ 4b. a phone's width (390 px): verify.html and the audit HTML
+{
+  const { phoneWidthCases } = await import("./phone_width.mjs");
+  const hexFail = clone(big); hexFail.records[5].time = "2026-11-23T13:00:00.000Z";  // its reason names two 64-digit hashes
+  const bad = clone(single); bad.cards[4] = bad.cards[4] === "Ah" ? "Kh" : "Ah";
+  await phoneWidthCases({ context, report, fairdeck: opt.fairdeck, work, pageUrl, localFiles, shots: process.env.PHONE_SHOTS, verifyCases: [
+    ["empty page with the test vectors", "", "verify-empty-phone.png"],
+    ["verified hold'em deal (2 decks + 3 jokers: 107 card tiles)", `#deal=${b64url(holdem)}`, "verify-holdem-phone.png"],
+    ["failed deal", `#deal=${b64url(bad)}`, "verify-failed-phone.png"],
+    ["deal whose seed is not revealed yet", `#deal=${b64url({ ...single, server_seed: undefined })}`, "verify-unrevealed-phone.png"],
+    ["log failing on a hash (64-digit hashes in the verdict)", `#log=${b64url(hexFail)}`, "verify-log-hash-phone.png"],
+    ["verified log (one line per deal)", `#log=${b64url(big)}`, "verify-log-phone.png"],
+  ] });
+}
 
 // ------------------------------------------------------------------ 5. screenshots for docs/
 if (opt.shots) {
@@ -231,6 +294,7 @@ if (opt.shots) {
   await dealCase("screenshot: verified deal", holdem, "verified", null, shot("verify-page-verified.png"));
   const bad = clone(single); bad.cards[4] = bad.cards[4] === "Ah" ? "Kh" : "Ah";
   await dealCase("screenshot: failed deal", bad, "failed", null, shot("verify-page-failed.png"));
+  await dealCase("screenshot: deal not revealed yet", { ...multi, server_seed: undefined }, "unrevealed", null, shot("verify-page-unrevealed.png"));
   await runCase("screenshot: verified log", { hash: `#log=${b64url(big)}`, expect: "verified", shot: shot("verify-page-log-verified.png") });
   // A phone's screen: a log with one skipped nonce (hash chain sound), named by the page.
   const skipped = genLog({ ...bigSpec, mutate: [{ seq: 5, field: "nonce", value: 4 }] });
@@ -245,7 +309,7 @@ if (opt.shots) {
 // ------------------------------------------------------------------ 6. the live service (FAIRDECKD=path/to/fairdeckd)
 if (process.env.FAIRDECKD) {
   const { liveServiceCases } = await import("./live_service.mjs");
-  await liveServiceCases({ fairdeckd: path.resolve(process.env.FAIRDECKD), work, source: opt.source, dealCase, logCase, report });
+  await liveServiceCases({ fairdeckd: path.resolve(process.env.FAIRDECKD), work, source: opt.source, dealCase, logCase, report, context, localFiles });
 } else {
   console.log("skip live service case: set FAIRDECKD=path/to/fairdeckd to run it");
 }

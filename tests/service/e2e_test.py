@@ -146,9 +146,15 @@ def call(conn, method, path, body=None, token=None, raw=None):
 
 
 def log_of(srv, table):
-    status, j = call(srv.conn(), "GET", f"/v1/tables/{table}/log")
-    check(status == 200, f"log: {status} {j}")
-    return j["records"]
+    """The whole log: pages stop at about 1 MiB, so follow next_after to the end."""
+    records, path = [], f"/v1/tables/{table}/log"
+    while True:
+        status, j = call(srv.conn(), "GET", path)
+        check(status == 200, f"log: {status} {j}")
+        records += j["records"]
+        if j.get("next_after") is None:
+            return records
+        path = f"/v1/tables/{table}/log?after={j['next_after']}"
 
 
 def open_table(c, token, table, seeds, **shoe):
@@ -405,7 +411,8 @@ def kill9(tmp, rounds=10):
     check(len(acked) > rounds * 10, f"too few deals acknowledged ({len(acked)})")
     revealed = []
     for t in tables:
-        call(srv.conn(), "POST", f"/v1/tables/{t}/rotate", None, token)
+        status, answer = call(srv.conn(), "POST", f"/v1/tables/{t}/rotate", None, token)[:2]
+        check(status == 200, f"rotate {t}: {status} {answer}")
         records = log_of(srv, t)
         verified, unrevealed = verify_log(records)  # chain, nonces 0,1,2... and every deck
         check(unrevealed == 0, "unrevealed deals")

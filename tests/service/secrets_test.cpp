@@ -4,7 +4,9 @@
 
 #include <sys/stat.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sodium.h>
 
 #include "fairdeck/service/secrets.hpp"
 #include "service_test_support.hpp"
@@ -49,21 +51,66 @@ TEST(ServiceSecrets, SealedSeedsOpenOnlyWithTheirKeyAndUntampered) {
   const auto key = secret_key::generate();
   const auto other = secret_key::generate();
   const auto seed = fair::server_seed::generate();
-  const auto sealed = seal_seed(seed, key);
-  EXPECT_EQ(sealed.size(), 144u);
+  const auto c = fair::commitment(seed);
+  const auto sealed = seal_seed(seed, key, "t1");
+  EXPECT_EQ(sealed.size(), 3u + 144u);
+  EXPECT_EQ(sealed.rfind("v2:", 0), 0u);
+  EXPECT_FALSE(is_v1_seal(sealed));
   EXPECT_EQ(sealed.find(seed.hex()), std::string::npos);
-  EXPECT_NE(seal_seed(seed, key), sealed);  // fresh nonce every time
-  EXPECT_EQ(open_seed(sealed, key), seed);
-  EXPECT_THROW((void)open_seed(sealed, other), seal_error);
+  EXPECT_NE(seal_seed(seed, key, "t1"), sealed);  // fresh nonce every time
+  EXPECT_EQ(open_seed(sealed, key, "t1", c), seed);
+  EXPECT_THROW((void)open_seed(sealed, other, "t1", c), seal_error);
   auto tampered = sealed;
   tampered[100] = tampered[100] == '0' ? '1' : '0';
-  EXPECT_THROW((void)open_seed(tampered, key), seal_error);
-  EXPECT_THROW((void)open_seed("zz", key), seal_error);
+  EXPECT_THROW((void)open_seed(tampered, key, "t1", c), seal_error);
+  EXPECT_THROW((void)open_seed("zz", key, "t1", c), seal_error);
+  EXPECT_THROW((void)open_seed("v2:zz", key, "t1", c), seal_error);
   try {
-    (void)open_seed(sealed, other);
+    (void)open_seed(sealed, other, "t1", c);
   } catch (const seal_error& e) {
     EXPECT_EQ(std::string(e.what()).find(seed.hex()), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("table 't1'"), std::string::npos);
   }
+}
+
+// Issue #27 item 8: a sealed seed copied into another table's row must not open there.
+TEST(ServiceSecrets, ASealedSeedIsBoundToItsTableAndCommitment) {
+  const auto key = secret_key::generate();
+  const auto seed = fair::server_seed::generate();
+  const auto other_seed = fair::server_seed::generate();
+  const auto sealed = seal_seed(seed, key, "alpha");
+  EXPECT_THROW((void)open_seed(sealed, key, "beta", fair::commitment(seed)), seal_error);        // another table
+  EXPECT_THROW((void)open_seed(sealed, key, "alpha", fair::commitment(other_seed)), seal_error);  // another commitment
+  EXPECT_EQ(open_seed(sealed, key, "alpha", fair::commitment(seed)), seed);
+}
+
+// Stores written before v2 hold crypto_secretbox seals without associated data: they still
+// open, and a copy into another table is caught by the commitment.
+TEST(ServiceSecrets, OlderV1SealsStillOpenAndAreCheckedAgainstTheCommitment) {
+  const auto key = secret_key::generate();
+  const auto seed = fair::server_seed::generate();
+  std::array<unsigned char, crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES + fair::seed_bytes> box{};
+  randombytes_buf(box.data(), crypto_secretbox_NONCEBYTES);
+  crypto_secretbox_easy(box.data() + crypto_secretbox_NONCEBYTES, seed.bytes().data(), seed.bytes().size(), box.data(),
+                        key.bytes().data());
+  std::string v1;
+  for (const auto b : box) v1 += fmt::format("{:02x}", b);
+  ASSERT_EQ(v1.size(), 144u);
+  EXPECT_TRUE(is_v1_seal(v1));
+  EXPECT_EQ(open_seed(v1, key, "any", fair::commitment(seed)), seed);
+  EXPECT_THROW((void)open_seed(v1, key, "any", fair::commitment(fair::server_seed::generate())), seal_error);
+  EXPECT_THROW((void)open_seed(v1, secret_key::generate(), "any", fair::commitment(seed)), seal_error);
+}
+
+TEST(ServiceSecrets, KeyCheckValueRecognisesTheKeyAndHidesIt) {
+  const auto key = secret_key::generate();
+  const auto check = key_check_value(key);
+  EXPECT_EQ(check, key_check_value(key));
+  EXPECT_NE(check, key_check_value(secret_key::generate()));
+  EXPECT_EQ(check.size(), 3u + 64u);
+  std::string key_hex;
+  for (const auto b : key.bytes()) key_hex += fmt::format("{:02x}", b);
+  EXPECT_EQ(check.find(key_hex.substr(0, 16)), std::string::npos);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ struct certify_plan {
   std::optional<known_bad> bad;
   std::uint64_t bad_seed = 1;
   std::uint64_t bad_values = 0;
-  // Outside data; "-" reads stdin.
+  // Outside data; "-" reads stdin. Pipes, FIFOs, /dev/stdin and /dev/fd/N are read as streams.
   std::optional<std::string> raw_path;
   unsigned word_bits = 64;
   std::optional<std::string> scaled_path;
@@ -46,12 +46,12 @@ struct certify_plan {
 
 struct input_record {
   std::string family;       // "raw", "scaled", "decks", "hands"
-  std::string source;       // "engine", "file", "stdin", "known-bad"
+  std::string source;       // "engine", "file", "stdin", "pipe" (a named non-regular input), "known-bad"
   std::string name;         // engine name, path, generator name
   std::string description;  // e.g. the engine's seeding, the stream's word size
   std::uint64_t volume = 0; // values / decks / hands read
   std::string unit;
-  std::optional<std::string> sha256{};  // files: the file; stdin: the bytes read; none for generated data
+  std::optional<std::string> sha256{};  // files: the file; stdin, pipes: the bytes read; none for generated data
   std::uint64_t bytes = 0;  // raw input: bytes tested
 };
 

@@ -26,7 +26,9 @@ struct key_pair_files {
 key_pair_files generate_key_files(const std::string& prefix);
 
 // Signs `message` with the secret key in `secret_key_file`; returns {public key hex,
-// signature hex}. Throws std::runtime_error on unreadable or malformed key files.
+// signature hex}. Throws std::runtime_error on unreadable or malformed key files, and refuses
+// (std::runtime_error saying chmod 600) a key file that is not a regular file or whose mode
+// gives its group or others any access (mode & 077), as ssh refuses such private keys.
 struct signature {
   std::string public_key_hex;
   std::string signature_hex;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fairdeck/stats/audit.hpp"
+#include "fairdeck/stats/data_needed.hpp"
 
 namespace fairdeck::report {
 
@@ -24,9 +25,16 @@ struct audit_run_info {
   std::string html_path;  // --html FILE, if any (the text report says where the picture is)
 };
 
+// Outside input (no expected verdict) not found biased, with some test skipped for want of
+// decks: no verdict, "too little data: N decks, need at least M for TEST" (stats/data_needed.hpp).
+// A bias found in few decks stands.
+[[nodiscard]] std::optional<stats::data_shortfall> too_little_data(const stats::audit_result& r);
+// "BIASED", "fair" or "too little data", and the JSON spelling "biased", "fair", "too-little-data".
+[[nodiscard]] std::string verdict_word(const stats::audit_result& r);
+[[nodiscard]] std::string verdict_key(const stats::audit_result& r);
 // "fair"/"biased" for catalogued algorithms, nullopt for outside input.
 [[nodiscard]] std::optional<std::string> expected_verdict(const stats::audit_result& r);
-// The verdict is the expected one (outside input: expected fair).
+// The verdict is the expected one (outside input: expected fair, and too little data is not).
 [[nodiscard]] bool as_expected(const stats::audit_result& r);
 [[nodiscard]] bool all_as_expected(const std::vector<stats::audit_result>& results);
 // One sentence: "11 pairs: every fair shuffle passed, every broken one was caught." or what differed.

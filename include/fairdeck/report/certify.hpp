@@ -25,6 +25,11 @@ struct certify_context {
 [[nodiscard]] std::string signed_bytes(nlohmann::json report);
 // Adds "signature" (Ed25519 over signed_bytes) with the key in `key_file`.
 void sign_report(nlohmann::json& report, const std::string& key_file);
+// Parses a report for verification. Refuses (std::runtime_error naming the key and its
+// object's path) any object that names a key twice: readers disagree on which of the two
+// counts, so a signed "verdict": "fail" with an unsigned "verdict": "pass" in front of it
+// must never verify. Malformed JSON is a std::runtime_error too.
+[[nodiscard]] nlohmann::json parse_report_strict(std::string_view text);
 
 // `decks`: the deck family's audit, when decks were certified: its heat map and charts.
 void write_certify_html(std::ostream& out, const nlohmann::json& report,

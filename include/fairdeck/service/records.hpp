@@ -14,6 +14,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+namespace fairdeck::fair {
+class server_seed;
+}
+
 namespace fairdeck::service {
 
 enum class record_type { open, deal, rotate };
@@ -81,5 +85,38 @@ struct log_check {
 // Checks `records` by docs/log-format.md "Checking a log". `after` is the N of a partial log
 // (records from N + 1; the first record's prev_hash and commitment state taken on trust).
 [[nodiscard]] log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after = {});
+
+// verify_log one record at a time, for a log that grows: feeding a log's records in order, in
+// any number of add() calls, gives exactly the log_check verify_log gives for all of them at
+// once. Each record is checked once (its hash, and its deck once its seed is revealed); the
+// state kept between calls is the chain head, the commitment in force, the next nonce and the
+// deals still waiting for their seed. After the first failing record, later ones are ignored.
+class log_verifier {
+ public:
+  explicit log_verifier(std::optional<std::uint64_t> after = {});
+  void add(const record& r);
+  [[nodiscard]] bool failed() const noexcept { return !check_.ok; }
+  [[nodiscard]] std::uint64_t records() const noexcept { return count_; }
+  // As verify_log of every record added so far.
+  [[nodiscard]] log_check result() const;
+
+ private:
+  struct pending_deal {  // what rule 5 needs of a deal once its seed is revealed
+    std::uint64_t seq = 0, nonce = 0;
+    unsigned decks = 1, jokers = 0;
+    std::string client_seed, cards;
+  };
+  void fail(std::uint64_t seq, std::string why);
+  void check_revealed(const fair::server_seed& seed);
+
+  log_check check_;
+  std::uint64_t first_seq_ = 0;
+  std::uint64_t count_ = 0;
+  std::string table_;
+  std::string prev_hash_;
+  std::optional<std::string> in_force_;  // commitment in force (unknown at the start of a partial log)
+  std::optional<std::uint64_t> next_nonce_;
+  std::vector<pending_deal> pending_;  // deals under the commitment in force
+};
 
 }  // namespace fairdeck::service

@@ -1,9 +1,18 @@
 // Secrets of the dealing service: operator tokens (stored only as SHA-256 hashes, compared in
-// constant time), the at-rest key file (32 random bytes, mode 0600) and server seeds sealed
-// with it (libsodium crypto_secretbox: XSalsa20-Poly1305, random 24-byte nonce per seal).
+// constant time), the at-rest key file (32 random bytes, mode 0600), the store's key-check
+// value, and server seeds sealed with the key, bound to their table.
 //
-// Guarantee: a copied database without the key file reveals no unrevealed server seed; a
-// tampered sealed seed fails to open (authenticated encryption) instead of dealing garbage.
+// Sealed seed formats (docs/service.md, "Secrets at rest"):
+//   v2 (written since 2026-11): "v2:" + hex(nonce || ciphertext || tag), libsodium
+//      crypto_aead_xchacha20poly1305_ietf, random 24-byte nonce, associated data
+//      "fairdeck-sealed-seed-v2\ntable=<id>\ncommitment=<hex>\n".
+//   v1 (older stores, still read): hex(nonce || crypto_secretbox(seed)), no associated data;
+//      rewritten as v2 by the table's next deal.
+//
+// Guarantees: a copied database without the key file reveals no unrevealed server seed; a
+// tampered sealed seed, one sealed under another key, or one copied from another table's row
+// fails to open (seal_error) instead of dealing — for v1 seeds the copy is caught by checking
+// the opened seed against the table's commitment. Every opened seed matches the commitment.
 #pragma once
 
 #include <array>
@@ -54,8 +63,20 @@ class seal_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// hex(nonce || secretbox(seed)): 2 * (24 + 16 + 32) = 144 hex digits.
-[[nodiscard]] std::string seal_seed(const fair::server_seed& seed, const secret_key& key);
-[[nodiscard]] fair::server_seed open_seed(std::string_view sealed_hex, const secret_key& key);
+// The v2 seal of `seed` for table `table_id` ("v2:" + 144 hex digits); the associated data
+// holds the table id and fair::commitment(seed).
+[[nodiscard]] std::string seal_seed(const fair::server_seed& seed, const secret_key& key, std::string_view table_id);
+// Opens a v2 or v1 seal of table `table_id` whose commitment is `commitment`. Throws seal_error
+// (naming the table, never a secret) when it does not open or does not match the commitment.
+[[nodiscard]] fair::server_seed open_seed(std::string_view sealed, const secret_key& key, std::string_view table_id,
+                                          std::string_view commitment);
+// Is this an older v1 seal (to be rewritten as v2)?
+[[nodiscard]] bool is_v1_seal(std::string_view sealed) noexcept;
+
+// ---- the key check ----
+// What the store keeps to recognise its key: "v1:" + hex(BLAKE2b-256 keyed with the key, of a
+// fixed label). It reveals nothing about the key (a keyed hash, 256-bit key); another key
+// gives another value, so `fairdeckd serve` refuses it before sealing anything under it.
+[[nodiscard]] std::string key_check_value(const secret_key& key);
 
 }  // namespace fairdeck::service

@@ -28,7 +28,7 @@ struct table_state {
   std::string id;
   unsigned seats = 0;
   deck_spec spec{};
-  std::string sealed_seed;  // seal_seed() of the seed in force
+  std::string sealed_seed;  // seal_seed() of the seed in force, bound to this table
   std::string commitment;   // its commitment (public)
   std::uint64_t next_nonce = 0;
   std::uint64_t next_seq = 0;
