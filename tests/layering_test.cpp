@@ -37,7 +37,7 @@ struct include_line {
 std::vector<include_line> quoted_includes(const fs::path& root) {
   std::vector<include_line> out;
   if (!fs::exists(root)) return out;
-  static const std::regex inc(R"(^\s*#\s*include\s*"([^"]+)")");
+  static const std::regex inc(R"re(^\s*#\s*include\s*"([^"]+)")re");
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     const auto ext = e.path().extension();
     if (!e.is_regular_file() || (ext != ".hpp" && ext != ".cpp" && ext != ".h")) continue;

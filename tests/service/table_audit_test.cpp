@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "../../apps/fairdeck/audit_report.hpp"
+#include "fairdeck/report/audit.hpp"
 #include "api.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 #include "fairdeck/service/store.hpp"
@@ -60,10 +60,10 @@ struct audit_fixture : ::testing::Test {
 
 std::string audit_text(const std::optional<stats::audit_result>& r) {
   if (!r) return "null";
-  cli::audit_run_info info;
+  report::audit_run_info info;
   info.source = "input";
   info.pairs_planned = 1;
-  return cli::audit_json({*r}, info).dump();
+  return report::audit_json({*r}, info).dump();
 }
 
 TEST_F(audit_fixture, LogVerifierInPiecesEqualsVerifyLog) {
