@@ -260,8 +260,8 @@ TEST(OutputSafety, AnotherUsersLinkInAStickyFolderIsNotFollowed) {
   std::ofstream(dir / "victim.bashrc") << "export PATH=/usr/bin\n";
   std::ofstream(dir / "in.txt") << "a\nb\nc\n";
   for (const std::string& cmd : {"fair page -o " + shared + "/out.html", "fair page -o " + shared + "/dangling.txt",
-                                 "shuffle-file --seed 1 " + (dir / "in.txt") + " -o " + shared + "/out.html",
-                                 "shuffle-file --seed 1 " + (dir / "in.txt") + " -o " + shared + "/dangling.txt"}) {
+                                 "shuffle-file " + (dir / "in.txt") + " -o " + shared + "/out.html",
+                                 "shuffle-file " + (dir / "in.txt") + " -o " + shared + "/dangling.txt"}) {
     SCOPED_TRACE(cmd);
     const auto r = run_cli(cmd);
     EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -274,7 +274,7 @@ TEST(OutputSafety, AnotherUsersLinkInAStickyFolderIsNotFollowed) {
   EXPECT_EQ(dir.partial_files(), 0);
   // our own link in the same folder is followed (the kernel would too)
   fs::create_symlink(dir / "mine.txt", shared + "/mine.txt");
-  const auto r = run_cli("shuffle-file --seed 1 " + (dir / "in.txt") + " -o " + shared + "/mine.txt");
+  const auto r = run_cli("shuffle-file " + (dir / "in.txt") + " -o " + shared + "/mine.txt");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_symlink(shared + "/mine.txt"));
   EXPECT_EQ(slurp(dir / "mine.txt").size(), 6u);
