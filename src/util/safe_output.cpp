@@ -58,11 +58,12 @@ void check_may_follow(const std::string& path, const std::string& link, const st
   if (::stat(dir.c_str(), &dst) != 0) return;  // the walk just came through it; the kernel reports what follows
   if ((dst.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return;
   if (dst.st_uid == lst.st_uid) return;
+  const bool is_the_path = link == path || (path.front() != '/' && link.ends_with("/" + path));
   throw output_error(output_error_kind::unsafe_link, path, EACCES,
-                     fmt::format("refusing to follow the symbolic link '{}' for {}: it is in the sticky world-writable folder "
+                     fmt::format("refusing to follow the symbolic link '{}'{}: it is in the sticky world-writable folder "
                                  "'{}' and belongs to neither you nor the folder's owner (the kernel's protected_symlinks "
                                  "rule); remove the link or choose another output path",
-                                 link, shown(path), dir));
+                                 link, is_the_path ? "" : fmt::format(" on the way to {}", shown(path)), dir));
 }
 
 // The path the kernel would reach for `path`, walked one component at a time: every symbolic
