@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_runner.hpp"
 
@@ -239,4 +241,41 @@ TEST(OutputSafety, AFullDiskFailsTheCommandAndLeavesNothing) {
   EXPECT_NE(r.err.find("'" + (disk / "old.txt").string() + "': No space left on device"), std::string::npos) << r.err;
   EXPECT_EQ(old, "keep me");
   EXPECT_EQ(left, std::vector<std::string>{"old.txt"});  // no partial file, no truncated output
+}
+
+// Issue #27 item 5: `fair page -o` and `shuffle-file -o` in a shared sticky folder where
+// another user planted `out -> the victim's file` (or a dangling link): refused in one line,
+// exit 1, the victim's file untouched and nothing created; our own link there still works.
+TEST(OutputSafety, AnotherUsersLinkInAStickyFolderIsNotFollowed) {
+  temp_dir dir;
+  const std::string shared = dir / "shared";
+  fs::create_directory(shared);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);  // like /tmp
+  const uid_t other = ::geteuid() == 65534 ? 65533 : 65534;
+  fs::create_symlink(dir / "victim.bashrc", shared + "/out.html");
+  if (::lchown((shared + "/out.html").c_str(), other, static_cast<gid_t>(-1)) != 0)
+    GTEST_SKIP() << "lchown to another uid is not permitted here (tests need root or CAP_CHOWN)";
+  fs::create_symlink(dir / "created.txt", shared + "/dangling.txt");
+  ASSERT_EQ(::lchown((shared + "/dangling.txt").c_str(), other, static_cast<gid_t>(-1)), 0);
+  std::ofstream(dir / "victim.bashrc") << "export PATH=/usr/bin\n";
+  std::ofstream(dir / "in.txt") << "a\nb\nc\n";
+  for (const std::string& cmd : {"fair page -o " + shared + "/out.html", "fair page -o " + shared + "/dangling.txt",
+                                 "shuffle-file " + (dir / "in.txt") + " -o " + shared + "/out.html",
+                                 "shuffle-file " + (dir / "in.txt") + " -o " + shared + "/dangling.txt"}) {
+    SCOPED_TRACE(cmd);
+    const auto r = run_cli(cmd);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("refusing to follow the symbolic link '" + shared + "/"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("protected_symlinks"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(slurp(dir / "victim.bashrc"), "export PATH=/usr/bin\n");
+  EXPECT_FALSE(fs::exists(dir / "created.txt"));
+  EXPECT_EQ(dir.partial_files(), 0);
+  // our own link in the same folder is followed (the kernel would too)
+  fs::create_symlink(dir / "mine.txt", shared + "/mine.txt");
+  const auto r = run_cli("shuffle-file " + (dir / "in.txt") + " -o " + shared + "/mine.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(shared + "/mine.txt"));
+  EXPECT_EQ(slurp(dir / "mine.txt").size(), 6u);
 }

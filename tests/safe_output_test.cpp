@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <cerrno>
 #include <cstring>
 #include <vector>
 #include <memory>
+#include <optional>
 #include <iostream>
 #include <cstdlib>
 #include <string>
@@ -143,6 +145,104 @@ TEST(SafeOutput, ASymlinkIsNeverReplaced) {
   fairdeck::write_output_file(dir / "link.txt", "two");
   EXPECT_TRUE(fs::is_symlink(dir / "link.txt"));
   EXPECT_EQ(slurp(dir / "real.txt"), "two");
+}
+
+// Issue #27 item 5: in a shared sticky folder another user's link must not redirect an
+// output (the kernel's fs.protected_symlinks rule, applied whatever the sysctl says).
+namespace {
+
+// A uid that is not ours, for lchown; nothing if this process may not give files away.
+std::optional<uid_t> other_uid() {
+  const uid_t other = ::geteuid() == 65534 ? 65533 : 65534;  // nobody, or one below
+  temp_dir probe;
+  const std::string link = probe / "probe";
+  fs::create_symlink("x", link);
+  if (::lchown(link.c_str(), other, static_cast<gid_t>(-1)) != 0) return std::nullopt;
+  return other;
+}
+
+void plant(const std::string& target, const std::string& link, uid_t owner) {
+  fs::create_symlink(target, link);
+  ASSERT_EQ(::lchown(link.c_str(), owner, static_cast<gid_t>(-1)), 0) << std::strerror(errno);
+}
+
+}  // namespace
+
+TEST(SafeOutput, AnotherUsersLinkInAStickyWorldWritableFolderIsRefused) {
+  const auto other = other_uid();
+  if (!other) GTEST_SKIP() << "lchown to another uid is not permitted here (tests need root or CAP_CHOWN)";
+  temp_dir dir;
+  const std::string shared = dir / "shared";
+  fs::create_directory(shared);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);  // like /tmp
+  std::ofstream(dir / "victim.bashrc") << "the victim's file";
+  plant(dir / "victim.bashrc", shared + "/out.html", *other);     // to an existing file
+  plant(dir / "created.txt", shared + "/dangling.html", *other);  // dangling: would create it
+  plant(dir.path.string(), shared + "/sub", *other);              // in the middle of the path
+  plant("/dev/null", shared + "/dev.html", *other);                // to a device
+  plant(shared + "/out.html", shared + "/mine.html", ::geteuid());  // ours, to theirs
+  for (const std::string& p : {shared + "/out.html", shared + "/dangling.html", shared + "/sub/victim.bashrc",
+                               shared + "/dev.html", shared + "/mine.html"}) {
+    SCOPED_TRACE(p);
+    try {
+      safe_output out(p);
+      ADD_FAILURE() << "followed to " << out.plan().target;
+    } catch (const output_error& e) {
+      EXPECT_EQ(e.kind(), output_error_kind::unsafe_link);
+      EXPECT_EQ(e.os_error(), EACCES);
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_NE(what.find("refusing to follow the symbolic link"), std::string::npos) << what;
+      EXPECT_NE(what.find("protected_symlinks"), std::string::npos) << what;
+    }
+  }
+  EXPECT_EQ(slurp(dir / "victim.bashrc"), "the victim's file");
+  EXPECT_FALSE(fs::exists(dir / "created.txt"));
+  EXPECT_TRUE(fs::is_symlink(shared + "/out.html"));
+  for (const auto& e : fs::directory_iterator(dir.path))  // no temporary file anywhere
+    EXPECT_FALSE(e.path().string().ends_with(".fairdeck-partial")) << e.path();
+}
+
+TEST(SafeOutput, LinksTheKernelWouldFollowStillWork) {
+  const auto other = other_uid();
+  if (!other) GTEST_SKIP() << "lchown to another uid is not permitted here (tests need root or CAP_CHOWN)";
+  temp_dir dir;
+  const std::string shared = dir / "shared";
+  fs::create_directory(shared);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  // our own link in the sticky folder: followed, its target replaced, the link kept
+  plant(dir / "mine.txt", shared + "/mine.html", ::geteuid());
+  fairdeck::write_output_file(shared + "/mine.html", "one");  // dangling: the target is created
+  fairdeck::write_output_file(shared + "/mine.html", "two");
+  EXPECT_EQ(slurp(dir / "mine.txt"), "two");
+  EXPECT_TRUE(fs::is_symlink(shared + "/mine.html"));
+  // a plain file of ours there, and an absolute link chain of ours
+  fairdeck::write_output_file(shared + "/plain.html", "plain");
+  EXPECT_EQ(slurp(shared + "/plain.html"), "plain");
+  // the folder's owner's link: followed (the folder's owner could redirect anything anyway)
+  const std::string owned = dir / "owned";
+  fs::create_directory(owned);
+  ASSERT_EQ(::chmod(owned.c_str(), 01777), 0);
+  ASSERT_EQ(::chown(owned.c_str(), *other, static_cast<gid_t>(-1)), 0);
+  plant(dir / "by_owner.txt", owned + "/out.html", *other);
+  fairdeck::write_output_file(owned + "/out.html", "owner's link");
+  EXPECT_EQ(slurp(dir / "by_owner.txt"), "owner's link");
+  // another user's link outside a sticky world-writable folder: followed (0777 without the
+  // sticky bit, and 1755: the rule needs both)
+  for (const fs::perms mode : {fs::perms::all, fs::perms::sticky_bit | fs::perms::owner_all | fs::perms::group_read |
+                                                   fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec}) {
+    const std::string open_dir = dir / "open";
+    fs::create_directory(open_dir);
+    fs::permissions(open_dir, mode);
+    plant(dir / "open.txt", open_dir + "/out.html", *other);
+    fairdeck::write_output_file(open_dir + "/out.html", "open");
+    EXPECT_EQ(slurp(dir / "open.txt"), "open");
+    fs::remove_all(open_dir);
+  }
+  // a device through another user's link outside sticky folders, and /dev/stdout itself
+  plant("/dev/null", dir / "null", *other);
+  EXPECT_NO_THROW(fairdeck::write_output_file(dir / "null", "gone"));
+  EXPECT_EQ(fairdeck::check_output_path("/dev/stdout").mode, fairdeck::output_mode::write_through);
 }
 
 TEST(SafeOutput, DevicesAndFifosAreWrittenThrough) {

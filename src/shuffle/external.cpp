@@ -61,13 +61,9 @@ class arena {
       used_ = 0;
     }
     if (count_ % block == 0) {
-      try {
-        item_blocks_.push_back(std::make_unique_for_overwrite<item[]>(block));
-      } catch (const std::bad_alloc&) {
-        throw memory_error(fmt::format("cannot allocate {} for the index of the records held in memory",
-                                       format_byte_size(block * sizeof(item))),
-                           block * sizeof(item));
-      }
+      auto raw = allocate(block * sizeof(item), "the index of the records held in memory");
+      const detail::buffer_deleter d = raw.get_deleter();
+      item_blocks_.push_back(detail::item_buffer(reinterpret_cast<item*>(raw.release()), d));
       take(block * sizeof(item));
     }
     auto* p = reinterpret_cast<std::uint8_t*>(chunks_.back().get() + used_);
@@ -104,9 +100,9 @@ class arena {
   }
   std::uint64_t chunk_, block;
   ledger& mem_;
-  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::vector<detail::big_buffer> chunks_;
   std::vector<std::uint64_t> caps_;
-  std::vector<std::unique_ptr<item[]>> item_blocks_;
+  std::vector<detail::item_buffer> item_blocks_;
   std::uint64_t used_ = 0, held_ = 0, count_ = 0;
 };
 
@@ -140,14 +136,18 @@ void finish_in_memory(context& c, std::vector<std::unique_ptr<arena>>& arenas, u
 
 namespace detail {
 
-std::unique_ptr<item[]> allocate_items(std::uint64_t n, ledger& mem) {
+item_buffer allocate_items(std::uint64_t n, ledger& mem) {
+  const std::uint64_t bytes = n * sizeof(item);
+  big_buffer raw;
   try {
-    auto v = std::make_unique_for_overwrite<item[]>(static_cast<std::size_t>(n));
-    mem.take(n * sizeof(item));
-    return v;
-  } catch (const std::bad_alloc&) {
-    throw memory_error(fmt::format("cannot allocate {} to sort {} records", format_byte_size(n * sizeof(item)), n), n * sizeof(item));
+    raw = allocate(bytes, "sorting");
+  } catch (const memory_error&) {
+    throw memory_error(fmt::format("cannot allocate {} to sort {} records", format_byte_size(bytes), n), bytes);
   }
+  const buffer_deleter d = raw.get_deleter();
+  item_buffer v(reinterpret_cast<item*>(raw.release()), d);
+  mem.take(bytes);
+  return v;
 }
 
 namespace {
@@ -365,6 +365,7 @@ void run_shuffle(context& c) {
     }
     a->clear();
   }
+  detail::release_freed_memory();
   files[key >> (key_bits - bits)]->append(key, rec);
   ++c.stats.records;
   while (c.in.next(rec)) {

@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -70,23 +73,53 @@ std::uint64_t default_memory_budget() noexcept {
 
 namespace detail {
 
-std::unique_ptr<char[]> allocate(std::uint64_t bytes, const char* purpose) {
-  try {
-    return std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(bytes));
-  } catch (const std::bad_alloc&) {
-    throw memory_error(fmt::format("cannot allocate {} for {}", format_byte_size(bytes), purpose), bytes);
-  }
+namespace {
+
+// n bytes mapped (a multiple of the page), `align`-aligned (a power of two, at least the
+// page): the mapping is made larger and trimmed to the aligned part. nullptr on failure.
+void* map_bytes(std::size_t n, std::size_t align) {
+  const std::size_t extra = align > 4096 ? align : 0;
+  void* p = ::mmap(nullptr, n + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  if (extra == 0) return p;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t start = (at + align - 1) / align * align;
+  if (start > at) ::munmap(p, start - at);
+  if (const std::size_t tail = at + n + extra - (start + n); tail > 0) ::munmap(reinterpret_cast<void*>(start + n), tail);
+  return reinterpret_cast<void*>(start);
+}
+
+}  // namespace
+
+void release_freed_memory() noexcept {
+#ifdef __GLIBC__
+  (void)::malloc_trim(0);
+#endif
+}
+
+void buffer_deleter::operator()(void* p) const noexcept {
+  if (!p) return;
+  if (mapped) ::munmap(p, mapped);
+  else std::free(p);
+}
+
+big_buffer allocate(std::uint64_t bytes, const char* purpose) {
+  if (bytes >= map_min_bytes) return allocate_big(bytes, purpose);
+  void* p = std::malloc(static_cast<std::size_t>(std::max<std::uint64_t>(bytes, 1)));
+  if (!p) throw memory_error(fmt::format("cannot allocate {} for {}", format_byte_size(bytes), purpose), bytes);
+  return big_buffer(static_cast<char*>(p), buffer_deleter{0});
 }
 
 big_buffer allocate_big(std::uint64_t bytes, const char* purpose) {
   constexpr std::uint64_t huge = std::uint64_t{2} << 20;
+  constexpr std::uint64_t page = 4096;
   const bool use_huge = bytes >= 2 * huge;
-  const std::uint64_t n = use_huge ? (bytes + huge - 1) / huge * huge : std::max<std::uint64_t>(bytes, 1);
-  constexpr std::uint64_t page = 4096;  // at least page-aligned: O_DIRECT can use any such buffer
-  void* p = std::aligned_alloc(use_huge ? huge : page, static_cast<std::size_t>(use_huge ? n : (n + page - 1) / page * page));
+  const std::uint64_t unit = use_huge ? huge : page;
+  const std::uint64_t n = (std::max<std::uint64_t>(bytes, 1) + unit - 1) / unit * unit;
+  void* p = n <= SIZE_MAX / 2 ? map_bytes(static_cast<std::size_t>(n), static_cast<std::size_t>(unit)) : nullptr;
   if (!p) throw memory_error(fmt::format("cannot allocate {} for {}", format_byte_size(bytes), purpose), bytes);
   if (use_huge) (void)::madvise(p, static_cast<std::size_t>(n), MADV_HUGEPAGE);  // advice only: ignored where THP is off
-  return big_buffer(static_cast<char*>(p));
+  return big_buffer(static_cast<char*>(p), buffer_deleter{static_cast<std::size_t>(n)});
 }
 
 budget::budget(std::uint64_t m) : memory(m) {

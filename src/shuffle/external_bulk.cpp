@@ -67,7 +67,7 @@ class item_list {
   std::uint64_t bytes = 0;  // record bytes + delimiters
 
  private:
-  std::vector<std::unique_ptr<item[]>> chunks_;
+  std::vector<item_buffer> chunks_;
   std::uint64_t count_ = 0, held_ = 0;
 };
 
@@ -222,7 +222,7 @@ class bulk_shuffle {
 
   // One worker's output block and sort scratch, reused from bucket to bucket.
   struct lane {
-    std::unique_ptr<item[]> items;
+    item_buffer items;
     std::uint64_t items_cap = 0;
     big_buffer out;  // page-aligned: see gathered
     std::uint64_t out_cap = 0;
@@ -361,6 +361,7 @@ class bulk_shuffle {
     c_.mem.give(blocks_.size() * block_cap_);
     blocks_.clear();
     block_sizes_.clear();
+    release_freed_memory();
     // Then the block in hand and the rest of the input, one block at a time.
     for (;;) {
       scatter(block.get(), size);

@@ -48,19 +48,78 @@ std::string base_of(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// Follows symbolic links (also a dangling last one) to the path that will really be written.
-std::string resolve_links(const std::string& path) {
-  std::string p = path;
-  for (int hops = 0; hops < 40; ++hops) {
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+// The kernel's fs.protected_symlinks rule (Documentation/admin-guide/sysctl/fs.rst; namei.c's
+// may_follow_link): a symbolic link in a sticky world-writable folder is followed only by its
+// owner or when the folder's owner owns it. Applied here whatever the sysctl says, so a link
+// another user planted in /tmp never redirects an output, on any machine.
+void check_may_follow(const std::string& path, const std::string& link, const struct stat& lst, const std::string& dir) {
+  if (lst.st_uid == ::geteuid()) return;
+  struct stat dst {};
+  if (::stat(dir.c_str(), &dst) != 0) return;  // the walk just came through it; the kernel reports what follows
+  if ((dst.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return;
+  if (dst.st_uid == lst.st_uid) return;
+  const bool is_the_path = link == path || (path.front() != '/' && link.ends_with("/" + path));
+  throw output_error(output_error_kind::unsafe_link, path, EACCES,
+                     fmt::format("refusing to follow the symbolic link '{}'{}: it is in the sticky world-writable folder "
+                                 "'{}' and belongs to neither you nor the folder's owner (the kernel's protected_symlinks "
+                                 "rule); remove the link or choose another output path",
+                                 link, is_the_path ? "" : fmt::format(" on the way to {}", shown(path)), dir));
+}
+
+// The path the kernel would reach for `path`, walked one component at a time: every symbolic
+// link met (in the middle or at the end, also a dangling one) is checked by check_may_follow
+// before it is followed, so the result holds no link the rule refuses — and no link at all
+// up to the first missing component. Where a component is missing or not a folder the rest is
+// appended as given (the caller's own calls then report it as the kernel does).
+std::string follow_as_the_kernel_would(const std::string& path) {
+  std::vector<std::string> todo;  // components still to walk, the next one last
+  auto push_front = [&todo](const std::string& p) {
+    std::vector<std::string> parts;
+    for (std::size_t at = 0; at <= p.size();) {
+      const std::size_t slash = std::min(p.find('/', at), p.size());
+      if (slash > at) parts.push_back(p.substr(at, slash - at));
+      at = slash + 1;
+    }
+    todo.insert(todo.end(), parts.rbegin(), parts.rend());
+  };
+  std::string cur;  // the folder reached so far, without links; "" is the root
+  if (path.front() != '/') {
     std::array<char, PATH_MAX> buf{};
-    const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
-    if (n < 0) return p;
-    std::string link(buf.data(), static_cast<std::size_t>(n));
-    p = (!link.empty() && link.front() == '/') ? link : parent_of(p) + "/" + link;
+    if (::getcwd(buf.data(), buf.size()) == nullptr) return path;
+    cur = buf.data();
+    if (cur == "/") cur.clear();
   }
-  fail(output_error_kind::io, path, ELOOP, "resolve");
+  push_front(path);
+  int links = 0;
+  while (!todo.empty()) {
+    std::string comp = std::move(todo.back());
+    todo.pop_back();
+    if (comp == ".") continue;
+    if (comp == "..") {
+      cur.erase(std::min(cur.size(), cur.rfind('/')));  // cur has no links: its parent is textual
+      continue;
+    }
+    const std::string next = cur + "/" + comp;
+    struct stat st {};
+    if (::lstat(next.c_str(), &st) != 0 || (!S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode) && !todo.empty())) {
+      std::string rest = next;  // missing, or a file used as a folder: the kernel will say so
+      for (auto it = todo.rbegin(); it != todo.rend(); ++it) rest += "/" + *it;
+      return rest;
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      cur = next;
+      continue;
+    }
+    check_may_follow(path, next, st, cur.empty() ? "/" : cur);
+    if (++links > 40) fail(output_error_kind::io, path, ELOOP, "resolve");
+    std::array<char, PATH_MAX> buf{};
+    const ssize_t n = ::readlink(next.c_str(), buf.data(), buf.size() - 1);
+    if (n <= 0) fail(output_error_kind::io, path, n < 0 ? errno : ENOENT, "resolve");
+    const std::string text(buf.data(), static_cast<std::size_t>(n));
+    if (text.front() == '/') cur.clear();
+    push_front(text);
+  }
+  return cur.empty() ? "/" : cur;
 }
 
 // ---- registry of live temporary files, read by remove_partial_outputs() in a signal handler
@@ -102,17 +161,22 @@ output_plan check_output_path(const std::string& path, std::span<const std::stri
   if (path.empty()) throw output_error(output_error_kind::empty_path, path, 0, "an output path is empty: give a file name");
   output_plan plan{path, path, output_mode::standard_output};
   if (path == "-") return plan;
+  // Every link on the way is checked first (check_may_follow): also those the kernel follows
+  // itself when a device or FIFO is opened through the path as given.
+  const std::string real = follow_as_the_kernel_would(path);
   struct stat st {};
   // A device, FIFO or socket (also behind a link, e.g. /dev/stdout -> /proc/self/fd/1 ->
   // "pipe:[…]"), and anything under /dev or /proc (/dev/stdout redirected to a file), is
-  // written through the path as given; only regular files and new paths resolve links.
+  // written through the path as given; only regular files and new paths use the resolved one.
   const bool special = path.starts_with("/dev/") || path.starts_with("/proc/");
   if (::stat(path.c_str(), &st) == 0 && (special || !S_ISREG(st.st_mode)) && !S_ISDIR(st.st_mode)) {
     plan.mode = output_mode::write_through;
     if (::access(path.c_str(), W_OK) != 0) fail(kind_of(errno), path, errno);
+    struct stat rst {};
+    if (!special && ::stat(real.c_str(), &rst) == 0 && same_file(rst, st)) plan.target = real;
     return plan;
   }
-  plan.target = resolve_links(path);
+  plan.target = real;
   if (::stat(plan.target.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) fail(output_error_kind::is_directory, path, EISDIR);
     plan.mode = S_ISREG(st.st_mode) ? output_mode::replace : output_mode::write_through;
@@ -148,6 +212,7 @@ struct safe_output::state {
   int fd = -1;
   int slot = -1;
   bool anonymous = false;  // fd is an O_TMPFILE file with no name yet
+  bool target_was_link = false;  // write-through: plan.target was a link when checked
   bool done = false;
   std::uint64_t written = 0;
   std::vector<char> buf;
@@ -226,7 +291,9 @@ struct safe_output::state {
       fd = STDOUT_FILENO;
       return;
     }
-    fd = ::open(plan.target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    // What was checked is what is opened: a target that was no link then must be none now
+    // (a FIFO another user owns in /tmp, replaced by a link in the meantime).
+    fd = ::open(plan.target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | (target_was_link ? 0 : O_NOFOLLOW));
     if (fd < 0) fail(kind_of(errno), plan.path, errno, "open");
   }
   void create_temp() {
@@ -288,6 +355,8 @@ struct safe_output::state {
 
 safe_output::safe_output(const std::string& path, std::span<const std::string> inputs) : s_(std::make_unique<state>()) {
   s_->plan = check_output_path(path, inputs);
+  struct stat lst {};
+  s_->target_was_link = ::lstat(s_->plan.target.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
   if (s_->plan.mode == output_mode::replace) s_->create_temp();
   s_->buf.reserve(buffer_size);
 }

@@ -5,7 +5,8 @@
 //  * Checked early. The constructor validates the path at once and throws output_error with a
 //    distinct kind: empty_path, no_parent (the folder does not exist or is not a folder),
 //    is_directory, not_writable, same_as_input (st_dev/st_ino equal to one of the given
-//    inputs, so `--input dk.txt --html dk.txt` cannot overwrite the decks). For a regular file
+//    inputs, so `--input dk.txt --html dk.txt` cannot overwrite the decks), unsafe_link
+//    (another user's symbolic link in a sticky world-writable folder: see below). For a regular file
 //    (or a new path) it also creates the temporary file, so a permission or read-only-disk
 //    problem shows up before any computation, not after it.
 //  * Regular files and new paths are replaced atomically: bytes go to a temporary file
@@ -17,8 +18,17 @@
 //  * Devices, FIFOs, sockets and "-" (standard output) are written through, never replaced:
 //    `--html /dev/stdout` or a pipe works. They are opened lazily at the first write, so a FIFO
 //    with no reader does not block the checks.
-//  * A symbolic link is never replaced by a file: it is resolved (also when dangling) and its
-//    target is written by the rules above.
+//  * Symbolic links are followed only as the kernel would with fs.protected_symlinks on,
+//    whatever that sysctl says: a link in a sticky world-writable folder (/tmp, /dev/shm) is
+//    followed only when it belongs to the caller (euid) or to the folder's owner; any other
+//    throws output_error(kind unsafe_link) naming the link, before anything is created. The
+//    rule applies to every link on the way (in the middle of the path, at its end, links to
+//    links, dangling ones). A link that passes is never replaced by a file: its target is
+//    written by the rules above (a regular target gets the temporary file in its own folder
+//    and the rename; a dangling link's target is created there, as open(O_CREAT) would). The
+//    path is walked one component at a time (lstat, readlink) so the target written holds no
+//    link that was not checked; a device or FIFO reached through a checked link is opened
+//    with O_NOFOLLOW on the resolved path, so a link swapped in after the check is refused.
 //  * Every write(2), fsync(2), close(2) and rename(2) is checked (EINTR retried, short writes
 //    continued); a failure throws output_error(kind io) naming the path and the OS reason,
 //    e.g. "cannot write 'r.html': No space left on device".
@@ -52,6 +62,7 @@ enum class output_error_kind {
   not_writable,   // permission denied, read-only file system, ...
   same_as_input,  // the output is the same file as an input: a usage error
   io,             // a write, sync, close or rename failed (disk full, I/O error, ...)
+  unsafe_link,    // a symbolic link the kernel's protected_symlinks rule would not follow
 };
 
 class output_error : public std::runtime_error {
@@ -77,7 +88,7 @@ enum class output_mode {
 
 struct output_plan {
   std::string path;    // as given (used in messages)
-  std::string target;  // the file actually written (a symlink resolved)
+  std::string target;  // the file actually written (links resolved as the kernel would)
   output_mode mode = output_mode::replace;
 };
 
