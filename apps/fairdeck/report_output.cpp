@@ -24,7 +24,12 @@ std::size_t text_width() {
 }
 
 void print_audit_table(const std::vector<stats::audit_result>& results, const audit_run_info& run) {
-  fmt::print("{}", report::audit_table(results, run, text_width()));
+  const std::size_t width = text_width();
+  fmt::print("{}", report::audit_table(results, run, width));
+  fmt::print("{}\n", report::wrap_text(run.html_path.empty()
+                                          ? "The picture (heat maps, charts, every test): add --html report.html"
+                                          : fmt::format("The picture (heat maps, charts, every test): {}", run.html_path),
+                                      width));
 }
 
 void print_holdem(const holdem_deal& d, const deck_spec& spec, format_options fo, int indent) {

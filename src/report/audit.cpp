@@ -39,7 +39,7 @@ nlohmann::json first_position_json(const stats::audit_result& r, Label label) {
 }
 
 // Greedy word wrap (the words stay whole; a longer word gets its own line).
-std::string wrap(const std::string& text, std::size_t width) {
+std::string wrap_words(const std::string& text, std::size_t width) {
   if (width == 0 || text.size() <= width) return text;
   std::string out, line;
   std::size_t start = 0;
@@ -62,6 +62,8 @@ std::string who(const stats::audit_result& r) {
 }
 
 }  // namespace
+
+std::string wrap_text(const std::string& text, std::size_t width) { return wrap_words(text, width); }
 
 std::optional<std::string> expected_verdict(const stats::audit_result& r) {
   if (!r.algorithm_fair) return std::nullopt;
@@ -212,14 +214,11 @@ std::string audit_table(const std::vector<stats::audit_result>& results, const a
                effect, r.counts.trials, r.complete ? "" : " (partial)");
   }
   fmt::format_to(it, "\n");
-  for (const auto& r : results) fmt::format_to(it, "{}\n", wrap(plain_verdict(r), width));
+  for (const auto& r : results) fmt::format_to(it, "{}\n", wrap_words(plain_verdict(r), width));
   if (run.interrupted)
     fmt::format_to(it, "\nInterrupted: {} of {} audits shown, the last with partial counts.\n", results.size(),
                run.pairs_planned);
-  fmt::format_to(it, "\n{}\n", wrap(bottom_line(results), width));
-  fmt::format_to(it, "{}\n", wrap(run.html_path.empty() ? "The picture (heat maps, charts, every test): add --html report.html"
-                                                 : fmt::format("The picture (heat maps, charts, every test): {}", run.html_path),
-                          width));
+  fmt::format_to(it, "\n{}\n", wrap_words(bottom_line(results), width));
   return out;
 }
 

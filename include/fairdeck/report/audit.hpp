@@ -54,6 +54,8 @@ struct audit_run_info {
 // One or two sentences a non-statistician can act on.
 [[nodiscard]] std::string plain_verdict(const stats::audit_result& r);
 
+// Greedy word wrap at `width` columns (0: none); words stay whole.
+[[nodiscard]] std::string wrap_text(const std::string& text, std::size_t width);
 // The terminal table, plain-words verdicts and bottom line; sentences wrapped at `width`
 // columns (0: no wrapping). The CLI passes its terminal's width.
 [[nodiscard]] std::string audit_table(const std::vector<stats::audit_result>& results, const audit_run_info& run,
