@@ -200,6 +200,10 @@ TEST(CertifyCli, SignedReportVerifiesAndTamperingIsCaught) {
   const std::string html = slurp(d.file("report.html"));
   EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
   EXPECT_NE(html.find("birthday-spacings"), std::string::npos);
+  // Fits a phone like the audit page: a viewport, and every table in its own sideways-scrolling box.
+  EXPECT_LT(html.find(R"(<meta name="viewport" content="width=device-width, initial-scale=1">)"), html.find("</head>"));
+  for (auto at = html.find("<table"); at != std::string::npos; at = html.find("<table", at + 1))
+    EXPECT_EQ(html.rfind(R"(<div class="scroll">)", at) + 20, at) << "table at byte " << at << " is not in a scroll box";
 
   // Change one p-value: the signature no longer holds.
   auto j = nlohmann::json::parse(slurp(d.file("report.json")));

@@ -191,12 +191,13 @@ void sign_report(nlohmann::json& report, const std::string& key_file) {
 
 void write_certify_html(std::ostream& out, const nlohmann::json& r, const stats::audit_result* decks) {
   const std::string verdict = r["verdict"].get<std::string>();
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fairdeck certify</title>\n"
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>fairdeck certify</title>\n"
       << html_style() << "</head><body>\n<h1>fairdeck certify: <span class=\"" << verdict_class(verdict) << "\">"
       << (verdict == "pass" ? "PASS" : verdict == "fail" ? "FAIL" : "INVALID") << "</span></h1>\n";
   out << "<p class=\"verdict\">" << html_escape(r["decision_rule"]["rule"].get<std::string>())
       << (r["complete"].get<bool>() ? "" : ". <b>Interrupted: partial data.</b>") << "</p>\n";
-  out << fmt::format("<table><tr><th>fairdeck</th><td>{}</td></tr><tr><th>date</th><td>{}</td></tr>"
+  out << fmt::format("<div class=\"scroll\"><table><tr><th>fairdeck</th><td>{}</td></tr><tr><th>date</th><td>{}</td></tr>"
                      "<tr><th>executable SHA-256</th><td><code>{}</code></td></tr>",
                      html_escape(r["fairdeck_version"].get<std::string>()), html_escape(r["date"].get<std::string>()),
                      html_escape(r["executable"]["sha256"].get<std::string>()));
@@ -206,7 +207,7 @@ void write_certify_html(std::ostream& out, const nlohmann::json& r, const stats:
   if (r.contains("signature"))
     out << fmt::format("<tr><th>Ed25519 public key</th><td><code>{}</code></td></tr>",
                        html_escape(r["signature"]["public_key"].get<std::string>()));
-  out << "</table>\n<h2>Inputs and data volumes</h2>\n<table><tr><th>family</th><th>source</th><th>what</th>"
+  out << "</table></div>\n<h2>Inputs and data volumes</h2>\n<div class=\"scroll\"><table><tr><th>family</th><th>source</th><th>what</th>"
          "<th>volume</th><th>SHA-256</th></tr>\n";
   for (const auto& in : r["inputs"])
     out << fmt::format("<tr><td>{}</td><td>{} {}</td><td>{}</td><td>{} {}</td><td><code>{}</code></td></tr>\n",
@@ -214,20 +215,20 @@ void write_certify_html(std::ostream& out, const nlohmann::json& r, const stats:
                        html_escape(in["name"].get<std::string>()), html_escape(in["description"].get<std::string>()),
                        in["volume"].get<std::uint64_t>(), html_escape(in["unit"].get<std::string>()),
                        in["sha256"].is_null() ? "&#8212;" : html_escape(in["sha256"].get<std::string>()));
-  out << "</table>\n<h2>Families</h2>\n<table><tr><th>family</th><th>verdict</th><th>tests</th></tr>\n";
+  out << "</table></div>\n<h2>Families</h2>\n<div class=\"scroll\"><table><tr><th>family</th><th>verdict</th><th>tests</th></tr>\n";
   for (const auto& f : r["families"]) {
     const std::string v = f["verdict"].get<std::string>();
     out << fmt::format("<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", html_escape(f["name"].get<std::string>()),
                        verdict_class(v), v, f["tests"].get<std::size_t>());
   }
-  out << "</table>\n<h2>p-values</h2>\n<figure>" << p_chart(r) << "</figure>\n";
+  out << "</table></div>\n<h2>p-values</h2>\n<figure>" << p_chart(r) << "</figure>\n";
   if (decks && decks->counts.trials > 0)
     out << "<h2>Decks: where each card landed</h2>\n" << audit_charts_html(*decks)
         << "<p><small>Heat map: row = position from the top (0 = top card), column = card in factory order; white = "
            "exactly 1/n of deals, red = more often, blue = less often (log scale, saturating at half and double)."
            "</small></p>\n";
   out << "<h2>Tests</h2>\n";
-  out << "<table class=\"tests\"><tr><th>test</th><th>family</th><th>what it checks</th><th>p-value</th><th>result</th>"
+  out << "<div class=\"scroll\"><table class=\"tests\"><tr><th>test</th><th>family</th><th>what it checks</th><th>p-value</th><th>result</th>"
          "<th>data (minimum)</th><th>detects</th><th>null law</th></tr>\n";
   for (const auto& t : r["tests"]) {
     const std::string res = t["result"].get<std::string>();
@@ -241,7 +242,7 @@ void write_certify_html(std::ostream& out, const nlohmann::json& r, const stats:
         t.contains("detectable_effect") ? html_escape(t["detectable_effect"]["text"].get<std::string>()) : "",
         html_escape(t["reference"].get<std::string>()));
   }
-  out << "</table>\n<p><small>Methods, power table and how to prepare a lab submission: docs/certify.md. Verify a "
+  out << "</table></div>\n<p><small>Methods, power table and how to prepare a lab submission: docs/certify.md. Verify a "
          "signed JSON report with <code>fairdeck certify verify REPORT</code>.</small></p>\n</body></html>\n";
 }
 
