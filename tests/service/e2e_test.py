@@ -511,20 +511,22 @@ def postgres(tmp):
         pg_stop()
 
 
-def main():
+def run_scenario(scenarios, prefix):
+    """The command line of every fairdeckd test script: --bin PATH SCENARIO, where SCENARIO
+    names one of `scenarios` (name -> function(tmp_dir)); runs it in a fresh temp dir."""
     global BIN
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("scenario", choices=["happy", "errors", "restart", "kill9", "postgres"])
+    ap.add_argument("scenario", choices=sorted(scenarios))
     args = ap.parse_args()
     BIN = os.path.abspath(args.bin)
-    tmp = tempfile.mkdtemp(prefix="fairdeckd-e2e-")
+    tmp = tempfile.mkdtemp(prefix=prefix)
     try:
-        globals()[args.scenario](tmp)
+        scenarios[args.scenario](tmp)
     finally:
         subprocess.run(["umount", "-l", os.path.join(tmp, "small")], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main()
+    run_scenario({f.__name__: f for f in (happy, errors, restart, kill9, postgres)}, "fairdeckd-e2e-")

@@ -221,18 +221,5 @@ def one_line_error_or_warning(out):
     return lines[0]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("scenario", choices=["sqlite", "postgres"])
-    args = ap.parse_args()
-    e2e.BIN = os.path.abspath(args.bin)
-    tmp = tempfile.mkdtemp(prefix="fairdeckd-store-cli-")
-    try:
-        globals()[args.scenario](tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
 if __name__ == "__main__":
-    main()
+    e2e.run_scenario({f.__name__: f for f in (sqlite, postgres)}, "fairdeckd-store-cli-")

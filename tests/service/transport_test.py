@@ -307,18 +307,5 @@ def proxy(tmp):
     print("proxy: ok")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("scenario", choices=["caps", "emfile", "timeouts", "listeners", "proxy"])
-    args = ap.parse_args()
-    e2e.BIN = os.path.abspath(args.bin)
-    tmp = tempfile.mkdtemp(prefix="fairdeckd-transport-")
-    try:
-        globals()[args.scenario](tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
 if __name__ == "__main__":
-    main()
+    e2e.run_scenario({f.__name__: f for f in (caps, emfile, timeouts, listeners, proxy)}, "fairdeckd-transport-")
