@@ -289,8 +289,7 @@ void api::get_audit(std::string_view table, std::string_view query, respond_fn r
 http_response api::audit_answer(const std::string& table, bool html) {
   const auto fail = [&](unsigned status, std::string_view cause) {
     // One line for the operator; the client gets a generic text (no paths, hosts or internals).
-    std::fprintf(stderr, "fairdeckd: GET /v1/tables/%s/audit answered %u: %.*s\n", table.c_str(), status,
-                 static_cast<int>(cause.size()), cause.data());
+    log_error(fmt::format("GET /v1/tables/{}/audit answered {}", table, status), cause);  // one line, always
     auto r = error(status, status == 503 ? "store unavailable" : "internal error");
     if (status == 503) r.headers.emplace_back("Retry-After", "1");
     return r;
