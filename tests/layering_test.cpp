@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& layers() {
   static const std::map<std::string, int> m{
-      {"util", 0},     {"cards", 1},    {"random", 1}, {"shuffle", 2}, {"stats", 3},   {"runtimes", 4},
+      {"util", 0},     {"cards", 1},    {"random", 1}, {"tlog", 1}, {"shuffle", 2}, {"stats", 3},   {"runtimes", 4},
       {"security", 5}, {"poker", 5},    {"certify", 6}, {"service", 6}, {"report", 7},
       {"fairdeck.hpp", 6},  // the umbrella header: the library below certify/service
   };
