@@ -106,7 +106,9 @@ frontier frontier::from_text(std::string_view text) {
   const auto bad = [] { return std::invalid_argument("malformed tree frontier"); };
   const std::size_t sp = text.find(' ');
   const std::string_view num = text.substr(0, sp);
-  if (num.empty() || num.size() > 20) throw bad();
+  // Strict: only what to_text writes (no leading zeros, lowercase hex).
+  if (num.empty() || num.size() > 20 || (num.size() > 1 && num[0] == '0')) throw bad();
+  if (text.find_first_of("ABCDEF") != std::string_view::npos) throw bad();
   std::uint64_t size = 0;
   for (char c : num) {
     if (c < '0' || c > '9') throw bad();
