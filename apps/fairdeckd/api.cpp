@@ -145,7 +145,7 @@ void api::count(unsigned status) noexcept {
 void api::write(write_request w, const http_request& req, respond_fn respond,
                 std::function<http_response(write_result&)> ok) {
   const auto start = clock_type::now();
-  const bool is_deal = std::holds_alternative<deal>(w);
+  const bool is_deal = std::holds_alternative<deal>(w) || std::holds_alternative<deal_hand>(w);
   auto finish = [this, start, is_deal, respond = std::move(respond), ok = std::move(ok)](write_result& r) {
     http_response resp;
     if (r.code == outcome::unavailable) {  // the detail (database host, file, errno) is logged, not shown
@@ -176,8 +176,24 @@ http_response api::get_table(std::string_view table) {
   if (!t) return error(404, fmt::format("no table '{}'", table));
   json ready = json::array();
   for (const auto& s : t->seat_seeds) ready.push_back(!s.empty());
-  // Public state only: the sealed seed stays in the store, seat seeds appear in the log.
+  // Public state only: the sealed seed stays in the store, seat seeds appear in the log (a
+  // hand's seeds once revealed; its commitments are public as soon as made).
+  json hand = nullptr;
+  if (t->hand) {
+    json committed = json::array(), revealed = json::array();
+    for (const auto& c : t->hand->commitments) committed.push_back(!c.empty());
+    for (const auto& s : t->hand->seeds) revealed.push_back(!s.empty());
+    hand = json{{"hand", t->hand->hand},
+                {"nonce", t->hand->nonce},
+                {"seat_commitments", t->hand->commitments},
+                {"committed", committed},
+                {"revealed", revealed}};
+  }
   return json_response(200, json{{"table", t->id},
+                                 {"hands", t->hands},
+                                 {"hand", hand},
+                                 {"aborts", t->aborts},
+                                 {"missed_commits", t->missed_commits},
                                  {"seats", t->seats},
                                  {"decks", t->spec.decks},
                                  {"jokers", t->spec.jokers},
@@ -359,6 +375,8 @@ std::string api::metrics() {
   counter("fairdeck_tables_opened_total", "Tables opened.", tables_.load());
   counter("fairdeck_rotations_total", "Server seeds rotated (revealed).", rotations_.load());
   counter("fairdeck_client_seeds_set_total", "Seat client seeds set.", seeds_set_.load());
+  counter("fairdeck_hands_opened_total", "Hands with seat commitments opened.", hands_opened_.load());
+  counter("fairdeck_hands_aborted_total", "Hands aborted before every seat revealed.", hands_aborted_.load());
   const auto st = store_.stats();
   counter("fairdeck_store_batches_total", "Group-commit transactions.", st.batches);
   counter("fairdeck_store_writes_total", "Writes in those transactions.", st.writes);
