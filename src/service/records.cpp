@@ -661,6 +661,10 @@ void log_verifier::add_hand_record(const record& r) {
   check_.hand_in_progress.reset();
 }
 
+bool log_contains(const std::vector<record>& log, std::uint64_t seq, std::string_view hash) noexcept {
+  return std::any_of(log.begin(), log.end(), [&](const record& r) { return r.seq == seq && r.hash == hash; });
+}
+
 log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after) {
   log_verifier v(after);
   for (const record& r : records) {

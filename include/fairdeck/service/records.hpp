@@ -112,6 +112,11 @@ struct log_check {
 // (records from N + 1; the first record's prev_hash and commitment state taken on trust).
 [[nodiscard]] log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after = {});
 
+// The rollback check of a kept answer (docs/provably-fair.md, "Rollback"): does `log` hold the
+// record numbered `seq` with exactly this hash? A client that kept a deal answer's seq and
+// hash finds a rolled-back and re-dealt hand missing from every later (verified) log.
+[[nodiscard]] bool log_contains(const std::vector<record>& log, std::uint64_t seq, std::string_view hash) noexcept;
+
 // verify_log one record at a time, for a log that grows: feeding a log's records in order, in
 // any number of add() calls, gives exactly the log_check verify_log gives for all of them at
 // once. Each record is checked once (its hash, and its deck once its seed is revealed); the
