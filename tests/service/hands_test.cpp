@@ -407,5 +407,80 @@ TEST_F(hands_test, AStoreFromBeforeHandsOpensAndItsOldLogStillVerifies) {
   EXPECT_EQ(lc.deals_verified, 2u);
 }
 
+
+// ---- the log verifier's hand rule, against logs an operator rewrote and re-chained ----
+
+std::vector<record> rechain(std::vector<record> rs) {
+  std::string prev(zero_hash);
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    rs[i].seq = i;
+    seal(rs[i], prev);
+    prev = rs[i].hash;
+  }
+  return rs;
+}
+
+TEST_F(hands_test, ARechainedLogThatBreaksAHandRuleFailsNamingIt) {
+  open_table(2);
+  open_hand();  // hand 1: dealt
+  ASSERT_EQ(commit(1, 1, "a"), 200u);
+  ASSERT_EQ(commit(1, 2, "b"), 200u);
+  ASSERT_EQ(reveal(1, 1, "a"), 200u);
+  ASSERT_EQ(reveal(1, 2, "b"), 200u);
+  ASSERT_EQ(deal(1).first, 200u);
+  open_hand();  // hand 2: aborted after seat 1 revealed
+  ASSERT_EQ(commit(2, 1, "c"), 200u);
+  ASSERT_EQ(commit(2, 2, "d"), 200u);
+  ASSERT_EQ(reveal(2, 1, "c"), 200u);
+  ASSERT_EQ(abort_hand(2).first, 200u);
+  ASSERT_EQ(call("POST", "/v1/tables/t/rotate").first, 200u);
+  const auto good = log();
+  // 0 open, 1 hand_open, 2-3 commit, 4-5 reveal, 6 hand_deal, 7 hand_open, 8-9 commit, 10 reveal, 11 abort, 12 rotate
+  ASSERT_EQ(good.size(), 13u);
+  ASSERT_TRUE(verify_log(good).ok);
+  ASSERT_TRUE(verify_log(rechain(good)).ok);  // re-chaining alone changes nothing
+  const auto fails = [](std::vector<record> rs, std::string_view why) {
+    const auto c = verify_log(rechain(std::move(rs)));
+    EXPECT_FALSE(c.ok) << why;
+    EXPECT_NE(c.reason.find(why), std::string::npos) << c.reason;
+  };
+  auto rs = good;
+  std::swap(rs[3], rs[4]);  // seat 1 reveals before seat 2 committed
+  fails(rs, "before every seat");
+  rs = good;
+  rs[5].client_seed = "b'";  // a seed ground later
+  fails(rs, "does not hash to its commitment");
+  rs = good;
+  rs.insert(rs.begin() + 5, rs[2]);  // a second commit by seat 1, after a reveal
+  fails(rs, "committed twice");
+  rs = good;
+  rs.insert(rs.begin() + 7, rs[6]);  // dealt twice
+  fails(rs, "not in progress");
+  rs = good;
+  rs[6].seat_seeds = {"a", "z"};
+  rs[6].client_seed = fair::combine_client_seeds(rs[6].seat_seeds);
+  fails(rs, "not the seeds its seats revealed");
+  rs = good;
+  rs.erase(rs.begin() + 5);  // dealt before seat 2 revealed
+  fails(rs, "before every seat revealed");
+  rs = good;
+  rs[11].unrevealed = {};  // an abort hiding who withheld
+  fails(rs, "exactly the seats");
+  rs = good;
+  rs[6].nonce = 5;
+  fails(rs, "not its nonce");
+  rs = good;
+  rs.insert(rs.begin() + 9, rs[12]);  // a rotation in the middle of hand 2
+  fails(rs, "rotation while hand 2");
+  rs = good;
+  rs[7].hand = 3;
+  fails(rs, "where hand 2 was expected");
+  // A partial log from inside hand 1 verifies (what came before is taken on trust).
+  std::vector<record> tail(good.begin() + 4, good.end());
+  const auto partial = verify_log(tail, 3);
+  EXPECT_TRUE(partial.ok) << partial.reason;
+  EXPECT_EQ(partial.deals_verified, 1u);
+}
+
 }  // namespace
 }  // namespace fairdeck::service
