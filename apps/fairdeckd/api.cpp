@@ -251,7 +251,10 @@ http_response api::get_log(std::string_view table, std::string_view query) {
 namespace {
 
 json chain_json(const log_check& check) {
-  json chain{{"verified", check.ok}, {"deals_verified", check.deals_verified}, {"deals_unrevealed", check.deals_unrevealed}};
+  json chain{{"verified", check.ok}, {"deals_verified", check.deals_verified}, {"deals_unrevealed", check.deals_unrevealed},
+             {"hands", check.hands}, {"hands_dealt", check.hands_dealt}, {"hands_aborted", check.hands_aborted},
+             {"hand_in_progress", check.hand_in_progress ? json(*check.hand_in_progress) : json(nullptr)},
+             {"aborts", check.aborts}, {"missed_commits", check.missed_commits}};
   if (!check.ok) chain.update({{"failed_seq", *check.failed_seq}, {"reason", check.reason}});
   return chain;
 }
@@ -267,6 +270,14 @@ std::string chain_html(std::string_view table, std::uint64_t deals, const log_ch
       "<p class=\"verdict chain\" style=\"border-left-color:#2a7\"><b>Log of table {}: chain verified</b> &#8212; {} deal{}; "
       "hashes, commitments and nonces check out; {} deal{} re-derived from revealed server seeds",
       t, deals, deals == 1 ? "" : "s", check.deals_verified, check.deals_verified == 1 ? "" : "s");
+  if (check.hands > 0) {
+    std::string per_seat;
+    for (std::size_t i = 0; i < check.aborts.size(); ++i)
+      if (check.aborts[i] > 0) per_seat += fmt::format("{}seat {}: {}", per_seat.empty() ? "" : ", ", i + 1, check.aborts[i]);
+    out += fmt::format("; {} hand{} with seat commitments ({} dealt, {} aborted{})", check.hands, check.hands == 1 ? "" : "s",
+                       check.hands_dealt, check.hands_aborted,
+                       per_seat.empty() ? "" : "; reveals withheld in aborted hands, " + per_seat);
+  }
   if (check.deals_unrevealed > 0)
     out += fmt::format("; {} deal{} not checkable yet (dealt under the seed still in force, revealed at the next rotation)",
                        check.deals_unrevealed, check.deals_unrevealed == 1 ? "" : "s");
