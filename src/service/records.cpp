@@ -26,6 +26,10 @@ std::string sha256_hex(std::string_view data) {
   return std::string(hex, 2 * crypto_hash_sha256_BYTES);
 }
 
+// The largest seat number the log checker accepts in a hand (fairdeckd has at most 100 seats):
+// bounds the state it keeps.
+constexpr unsigned max_hand_seats = 1000;
+
 void line(std::string& out, std::string_view key, std::string_view value) {
   out.append(key).push_back('=');
   out.append(value).push_back('\n');
@@ -466,7 +470,7 @@ void log_verifier::add(const record& r) {
     case record_type::open:
       in_force_ = r.commitment;
       seats_ = r.seats;
-      count_seats(r.seats);
+      count_seats(std::min(r.seats, max_hand_seats));
       break;
     case record_type::deal: {
       if (hand_) return fail(r.seq, fmt::format("a standing-seed deal while hand {} is in progress", hand_->hand));
@@ -564,7 +568,7 @@ void log_verifier::add_hand_record(const record& r) {
     if (last_hand_ && r.hand != *last_hand_ + 1)
       return fail(seq, fmt::format("hand {} where hand {} was expected", r.hand, *last_hand_ + 1));
     if (!last_hand_ && first_seq_ == 0 && r.hand != 1) return fail(seq, "the first hand is not hand 1");
-    if (r.seats < 1 || (seats_ && r.seats != *seats_))
+    if (r.seats < 1 || r.seats > max_hand_seats || (seats_ && r.seats != *seats_))
       return fail(seq, fmt::format("a hand of {} seats at a table of {}", r.seats, seats_.value_or(0)));
     if (!nonce_rule() || !in_force_rule("hand_open")) return;
     ++check_.hands;
@@ -587,7 +591,7 @@ void log_verifier::add_hand_record(const record& r) {
     return fail(seq, fmt::format("{} for hand {} while hand {} is in progress", type_name(r.type), r.hand, h.hand));
   if (r.type == record_type::commit || r.type == record_type::reveal) {
     const bool fixed = h.known || seats_;
-    if (r.seat < 1 || (fixed && r.seat > h.seeds.size()) || r.seat > 1'000'000)
+    if (r.seat < 1 || (fixed && r.seat > h.seeds.size()) || r.seat > max_hand_seats)
       return fail(seq, fmt::format("seat {} is not a seat of hand {}", r.seat, h.hand));
     if (!fixed && r.seat > h.seeds.size()) h.commitments.resize(r.seat), h.seeds.resize(r.seat);
   }
@@ -647,7 +651,7 @@ void log_verifier::add_hand_record(const record& r) {
         return fail(seq, fmt::format("hand {}'s abort does not name exactly the seats that did not commit / reveal", h.hand));
       for (const auto* list : {&r.uncommitted, &r.unrevealed})
         for (std::size_t i = 0; i < list->size(); ++i)
-          if ((*list)[i] < 1 || (*list)[i] > 1'000'000 || (i > 0 && (*list)[i] <= (*list)[i - 1]))
+          if ((*list)[i] < 1 || (*list)[i] > max_hand_seats || (i > 0 && (*list)[i] <= (*list)[i - 1]))
             return fail(seq, "an abort's seat list is not ascending seat numbers");
       const auto& blamed = r.uncommitted.empty() ? r.unrevealed : r.uncommitted;
       count_seats(blamed.empty() ? 0 : blamed.back());
