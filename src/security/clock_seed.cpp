@@ -84,7 +84,13 @@ std::uint64_t clock_seed(runtime_id runtime, std::string_view time) {
   std::uint64_t v = 0;
   const auto [p, ec] = std::from_chars(time.data(), time.data() + time.size(), v);
   const bool digits = !time.empty() && ec == std::errc{} && p == time.data() + time.size();
-  if (runtime == runtime_id::java) return digits ? v : parse_utc(time);
+  if (runtime == runtime_id::java) {
+    if (!digits) return parse_utc(time);
+    if (v > attack_info(runtime).last_seed)  // the year 10889: Random would keep only 48 bits of it
+      unreadable(fmt::format("'{}' is past 2^48 - 1 milliseconds since 1970, the last clock reading java's seeds tell apart",
+                             printable(time)));
+    return v;
+  }
   if (!digits) {
     try {
       v = parse_time_of_day(time);

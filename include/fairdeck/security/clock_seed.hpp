@@ -48,7 +48,8 @@ class clock_window_error : public std::invalid_argument {
 };
 
 // The seed a clock-seeded runtime derives from a clock reading. Java: milliseconds since 1970
-// as digits, or "YYYY-MM-DDTHH:MM:SS[.mmm]Z" (UTC, year 1970..9999). .NET Framework:
+// as digits (at most 2^48 - 1, the seeds Random tells apart), or "YYYY-MM-DDTHH:MM:SS[.mmm]Z"
+// (UTC, year 1970..9999). .NET Framework:
 // a TickCount in milliseconds as digits, or an uptime "HH:MM:SS[.mmm]"; the seed is
 // |int32(TickCount)|. Throws clock_window_error.
 [[nodiscard]] std::uint64_t clock_seed(runtimes::runtime_id runtime, std::string_view time);
