@@ -11,7 +11,8 @@
 //
 // None of these is fit to deal cards: the point is to show what each one's seed space allows
 // (fairdeck entropy) and what an attacker recovers from a few known cards (fairdeck attack).
-// docs/engines.md documents each runtime's algorithm, seed source and range.
+// docs/engines.md documents each runtime's algorithm, seed source and range; adding a runtime
+// is docs/architecture.md, "A runtime's shuffle" (its file, an id here, a catalogue row).
 #pragma once
 
 #include <cstddef>
