@@ -42,7 +42,7 @@ if [[ $ci_tools == 1 ]]; then
   # the runtimes whose shuffles fairdeck reproduces regenerate their golden vectors live
   # (tests/runtimes): PHP 8.2 (php8.2-cli provides `php`), CPython (python3 above), libc++ 14
   packages+=(php8.2-cli libc++-14-dev libc++abi-14-dev)
-  # the real runtimes behind the golden vectors of tests/runtimes (RuntimesGoldenLive.*)
+  # the real runtimes behind the golden vectors of tests/runtimes (RuntimeGoldenLive.*)
   packages+=(default-jdk-headless mono-runtime mono-mcs golang-go)
 fi
 

@@ -1,5 +1,6 @@
 // The runtime emulations (src/runtimes/) against golden vectors the real runtimes printed
-// (tests/runtimes/golden/, regenerated live by the RuntimeGoldenLive.* CTest tests), deck for deck.
+// (tests/runtimes/golden/NAME.txt for every runtime of the catalogue, in the format of
+// tests/runtimes/cases.txt; regenerated live by the RuntimeGoldenLive.* CTest tests), deck for deck.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +16,6 @@
 #include <fmt/format.h>
 
 #include "fairdeck/runtimes/runtime.hpp"
-#include "runtimes_test_support.hpp"
 
 namespace fairdeck::runtimes {
 namespace {
@@ -52,40 +52,54 @@ std::string render(const std::vector<std::uint32_t>& v) {
   return v.size() > 1000 ? fmt::format("fnv1a64={:016x}", fnv1a64(v)) : fmt::format("{}", fmt::join(v, " "));
 }
 
-class RuntimeGolden : public ::testing::TestWithParam<const char*> {};
+// Every runtime of the catalogue, by name: a new row needs its golden file.
+std::vector<std::string> catalogue_names() {
+  std::vector<std::string> out;
+  for (const auto& row : runtime_catalog()) out.emplace_back(row.name);
+  return out;
+}
+
+class RuntimeGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RuntimeGolden, EveryDeckMatchesTheRealRuntime) {
   const auto id = find_runtime(GetParam());
   ASSERT_TRUE(id) << GetParam();
-  const auto lines = read_golden(GetParam());
+  const runtime_info& row = info(*id);
+  const auto lines = read_golden(std::string(row.name));
   ASSERT_GE(lines.size(), 55u) << "golden file too short";
   std::optional<runtime_shuffler> rt;
-  std::vector<std::uint32_t> list;
-  std::size_t decks_52 = 0, large_seeds = 0, continued = 0, lengths_other = 0;
+  std::size_t next_k = 1, decks_52 = 0, continued = 0, lengths_other = 0;
+  bool lowest_seed = false, highest_seed = false;
   for (const auto& g : lines) {
-    if (g.k == 1) {  // a new generator, seeded, over the list 0..n-1
-      rt.emplace(*id, g.seed);
-      list.resize(g.n);
-      std::iota(list.begin(), list.end(), 0u);
-    } else {
-      ASSERT_EQ(g.n, list.size()) << "golden shuffles of one generator must share the list";
-    }
+    if (g.k == 1) rt.emplace(row.id, g.seed);  // a new generator
     ASSERT_TRUE(rt);
+    ASSERT_EQ(g.k, g.k == 1 ? 1 : next_k) << row.name << " seed " << g.seed << ": shuffles out of order";
+    next_k = g.k + 1;
+    std::vector<std::uint32_t> list(g.n);  // every shuffle starts from 0..n-1
+    std::iota(list.begin(), list.end(), 0u);
     rt->shuffle(list);
-    EXPECT_EQ(render(list), g.body) << GetParam() << " seed " << g.seed << " n " << g.n << " shuffle " << g.k;
+    EXPECT_EQ(render(list), g.body) << row.name << " seed " << g.seed << " n " << g.n << " shuffle " << g.k;
     decks_52 += g.n == 52;
-    large_seeds += g.seed > 0xffffffffu;
     continued += g.k > 1;
     lengths_other += g.n != 52;
+    lowest_seed |= g.seed == row.min_seed;
+    highest_seed |= g.seed == row.max_seed;
   }
-  // The golden files cover what the contract promises, not just the easy case.
-  EXPECT_GE(decks_52, 30u);
+  // The golden files cover what the contract promises, not just the easy case: both ends of
+  // the seed range, generators that keep going, lists other than one deck.
+  EXPECT_GE(decks_52, 20u);
   EXPECT_GE(continued, 10u);
   EXPECT_GE(lengths_other, 15u);
-  EXPECT_GE(large_seeds, 4u);
+  EXPECT_TRUE(lowest_seed) << row.name << ": no golden line for seed " << row.min_seed;
+  EXPECT_TRUE(highest_seed) << row.name << ": no golden line for seed " << row.max_seed;
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeGolden, fairdeck::testing::golden_runtimes, fairdeck::testing::runtime_test_name);
+INSTANTIATE_TEST_SUITE_P(Runtimes, RuntimeGolden, ::testing::ValuesIn(catalogue_names()),
+                         [](const ::testing::TestParamInfo<std::string>& p) {  // "libstdc++-default" -> "libstdcxx_default"
+                           std::string s;
+                           for (char c : p.param) s += c == '+' ? std::string("x") : c == '-' ? std::string("_") : std::string(1, c);
+                           return s;
+                         });
 
 std::vector<std::uint32_t> deck(runtime_id id, std::uint64_t seed, std::size_t n = 52) {
   std::vector<std::uint32_t> v(n);
@@ -104,6 +118,19 @@ TEST(RuntimeSeeds, EachRuntimeKeepsWhatItsSeedingCallKeeps) {
   EXPECT_EQ(deck(runtime_id::libstdcxx_default, 0x7fffffffu + 9), deck(runtime_id::libstdcxx_default, 9));
   EXPECT_EQ(deck(runtime_id::libcxx_default, 0), deck(runtime_id::libcxx_default, 1));
   EXPECT_EQ(deck(runtime_id::libcxx_default, 0x7fffffffu), deck(runtime_id::libcxx_default, 1));
+}
+
+TEST(RuntimeSeeds, RangesFollowTheSeedingCalls) {
+  // new Random(int): negative seeds are outside the row (|seed| is used, the same decks).
+  EXPECT_THROW(runtime_shuffler(runtime_id::dotnet_framework, 0x80000000u), std::invalid_argument);
+  // node --random_seed=0 means "unseeded".
+  EXPECT_THROW(runtime_shuffler(runtime_id::node, 0), std::invalid_argument);
+  EXPECT_THROW(runtime_shuffler(runtime_id::node, std::uint64_t{1} << 32), std::invalid_argument);
+  // Go reduces mod 2^31-1: S and S + (2^31-1) are the same source; 0 and 2^31-1 both become 89482311.
+  EXPECT_EQ(deck(runtime_id::go, 5), deck(runtime_id::go, 5 + 0x7fffffffu));
+  EXPECT_EQ(deck(runtime_id::go, 0), deck(runtime_id::go, 89482311));
+  // Java keeps 48 bits: S and S + 2^48 are one generator.
+  EXPECT_EQ(deck(runtime_id::java, 7), deck(runtime_id::java, 7 + (std::uint64_t{1} << 48)));
 }
 
 TEST(RuntimeSeeds, SeedsAboveTheRuntimesRangeAreRefused) {

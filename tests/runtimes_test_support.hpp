@@ -1,5 +1,5 @@
-// Shared by the runtime tests: the runtimes whose golden vectors tests/runtimes/ holds here
-// (rt17a's part of issue 17), and GoogleTest-safe parameter names for them.
+// Shared by the runtime CLI tests: the runtimes whose golden files hold the shared cases of
+// tests/runtimes/cases.txt (20+ decks of 52, a 104-card shoe), and GoogleTest-safe names.
 #pragma once
 
 #include <string>

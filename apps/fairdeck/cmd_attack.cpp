@@ -1,21 +1,21 @@
 // fairdeck attack: recover a whole deck from a few known cards by replaying every seed of
 // a weak generator (default: the 1999 Planet Poker setup; docs/attack.md).
-#include <charconv>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "report_output.hpp"
 #include "command.hpp"
 #include "fairdeck/cards/deal.hpp"
+#include "fairdeck/runtimes/algorithm.hpp"
 #include "fairdeck/security/attack.hpp"
+#include "fairdeck/security/clock_seed.hpp"
 #include "fairdeck/security/negative_seeds.hpp"
 #include "fairdeck/security/runtime_attack.hpp"
-#include "fairdeck/util/printable.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 
@@ -78,79 +78,59 @@ std::vector<known_card> collect_known(const attack_options& o) {
   return known;
 }
 
-std::string time_of_day(std::uint64_t ms) {
-  return fmt::format("{:02}:{:02}:{:02}.{:03}", ms / 3'600'000, ms / 60'000 % 60, ms / 1000 % 60, ms % 1000);
-}
-
-// A clock reading for a time-seeded runtime: Java's System.currentTimeMillis() (milliseconds
-// since 1970, or YYYY-MM-DDTHH:MM:SS[.mmm]Z) or .NET's Environment.TickCount (milliseconds since
-// boot, or an uptime HH:MM:SS[.mmm]).
-std::uint64_t parse_runtime_clock(std::string_view text, runtimes::runtime_id id) {
-  std::uint64_t v = 0;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (!text.empty() && ec == std::errc{} && p == text.data() + text.size()) return v;
-  if (id == runtimes::runtime_id::java) {
-    // YYYY-MM-DDTHH:MM:SS[.mmm]Z
-    const auto bad = [&] {
-      return usage_error(fmt::format("--around '{}' is not milliseconds since 1970 or YYYY-MM-DDTHH:MM:SS[.mmm]Z (UTC)",
-                                     printable(text)));
-    };
-    if ((text.size() != 20 && text.size() != 24) || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
-        text.back() != 'Z')
-      throw bad();
-    const auto num = [&](std::size_t at, std::size_t n) {
-      unsigned x = 0;
-      for (std::size_t i = at; i < at + n; ++i) {
-        if (text[i] < '0' || text[i] > '9') throw bad();
-        x = x * 10 + static_cast<unsigned>(text[i] - '0');
-      }
-      return x;
-    };
-    const std::chrono::year_month_day ymd{std::chrono::year(static_cast<int>(num(0, 4))), std::chrono::month(num(5, 2)),
-                                          std::chrono::day(num(8, 2))};
-    if (!ymd.ok() || ymd.year() < std::chrono::year(1970)) throw bad();
-    std::uint64_t ms = 0;
-    try {
-      ms = parse_time_of_day(text.substr(11, text.size() - 12));
-    } catch (const std::invalid_argument&) {
-      throw bad();
-    }
-    const auto days = std::chrono::sys_days(ymd).time_since_epoch().count();
-    return static_cast<std::uint64_t>(days) * ms_per_day + ms;
-  }
+// --around/--window for a clock-seeded runtime (java, dotnet-framework...): the library's
+// window (security/clock_seed.hpp), its problems worded with the options.
+seed_range runtime_clock_window(const attack_options& o, runtimes::runtime_id id) {
   try {
-    return parse_time_of_day(text);
-  } catch (const std::invalid_argument&) {
-    throw usage_error(fmt::format("--around '{}' is not a tick count in milliseconds or an uptime HH:MM:SS[.mmm]",
-                                  printable(text)));
+    return clock_seed_window(id, o.around, o.window);
+  } catch (const clock_window_error& e) {
+    switch (e.problem()) {
+      case clock_window_problem::not_clock_seeded: {
+        std::string clocked;
+        for (const auto& r : runtimes::runtime_catalog())
+          if (attack_info(r.id).time_seeds) clocked += fmt::format("{}{}", clocked.empty() ? "" : ", ", r.name);
+        throw usage_error(fmt::format("--around applies to clock-seeded runtimes ({}); {} seeds are {}", clocked,
+                                      o.algorithm, attack_info(id).seeds));
+      }
+      case clock_window_problem::window_out_of_range:
+        throw usage_error(fmt::format("--window must be between 0 and {} seconds", max_clock_window_seconds));
+      case clock_window_problem::unreadable_time: throw usage_error(fmt::format("--around {}", e.what()));
+    }
+    throw;
   }
 }
 
-std::string utc_time(std::uint64_t ms) {
-  const std::chrono::sys_days day{std::chrono::days(static_cast<long>(ms / ms_per_day))};
-  const std::chrono::year_month_day ymd{day};
-  const std::uint64_t t = ms % ms_per_day;
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", static_cast<int>(ymd.year()),
-                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), t / 3'600'000,
-                     t / 60'000 % 60, t / 1000 % 60, t % 1000);
+// --around/--window for an engine seeded with the milliseconds since midnight (the 1999
+// refinement: with the server's clock known, only a window around it needs searching).
+seed_range day_clock_window(const attack_options& o) {
+  try {
+    return time_of_day_seed_window(o.around, o.window);
+  } catch (const clock_window_error& e) {
+    if (e.problem() == clock_window_problem::window_out_of_range)
+      throw usage_error(fmt::format("--window must be between 0 and {} seconds", max_clock_window_seconds));
+    throw usage_error(fmt::format("--around: {}", e.what()));
+  }
 }
 
 int run_attack_cmd(const attack_options& o) {
   attack_spec spec;
-  spec.runtime = runtimes::find_runtime(o.algorithm);
   seed_range range{};
-  if (spec.runtime) {
+  const auto choice = labelled("--algorithm", [&] { return runtimes::resolve_algorithm(o.algorithm); });
+  if (const auto* rt = std::get_if<runtimes::runtime_id>(&choice)) {
+    spec.runtime = *rt;
     if (o.engine_opt->count())
       throw usage_error(fmt::format("--algorithm {} names a runtime with its own generator: drop --engine", o.algorithm));
-    if (!attack_info(*spec.runtime).searchable)
+    if (!attack_info(*rt).searchable)
       labelled("--algorithm", [&] { validate(spec); });  // says why this runtime cannot be searched
-    if (o.seeds_opt->count() || !o.around.empty()) {
-      range = labelled("--seeds", [&] { return parse_seed_range(o.seeds, *spec.runtime); });
-      if (const auto note = o.seeds_opt->count() ? negative_seed_note(o.seeds, *spec.runtime) : std::nullopt)
-        fmt::print(stderr, "fairdeck: note: {}\n", *note);
+    if (!o.around.empty()) {
+      if (o.seeds_opt->count()) throw usage_error("--around replaces --seeds; give one of them");
+      range = runtime_clock_window(o, *rt);
+    } else if (o.seeds_opt->count()) {
+      range = labelled("--seeds", [&] { return parse_seed_range(o.seeds, *rt); });
+      if (const auto note = negative_seed_note(o.seeds, *rt)) fmt::print(stderr, "fairdeck: note: {}\n", *note);
     } else {
       try {  // no range given: the whole seed space, when it is small enough
-        range = parse_seed_range("all", *spec.runtime);
+        range = parse_seed_range("all", *rt);
       } catch (const std::invalid_argument& e) {
         throw usage_error(fmt::format("{} (give --seeds A..B or --around)", e.what()));
       }
@@ -158,39 +138,15 @@ int run_attack_cmd(const attack_options& o) {
   } else {
     spec.engine = labelled("--engine", [&] { return parse_engine_name(o.engine); });
     spec.algorithm = labelled("--algorithm", [&] { return parse_attack_algorithm(o.algorithm); });
-    range = labelled("--seeds", [&] { return parse_seed_range(o.seeds, spec.engine); });
+    if (!o.around.empty()) {
+      if (o.seeds_opt->count()) throw usage_error("--around replaces --seeds; give one of them");
+      range = day_clock_window(o);
+    } else {
+      range = labelled("--seeds", [&] { return parse_seed_range(o.seeds, spec.engine); });
+    }
   }
   spec.first_seed = range.first;
   spec.last_seed = range.last;
-  if (!o.around.empty() && spec.runtime) {
-    // Time-seeded runtimes: a window of clock readings around a known time.
-    const runtime_attack_info& a = attack_info(*spec.runtime);
-    if (!a.time_seeds)
-      throw usage_error(fmt::format("--around applies to clock-seeded runtimes (java, dotnet-framework, "
-                                    "dotnet-framework-orderby); {} seeds are {}",
-                                    o.algorithm, a.seeds));
-    if (o.seeds_opt->count()) throw usage_error("--around replaces --seeds; give one of them");
-    if (!(o.window >= 0) || o.window > 86'400) throw usage_error("--window must be between 0 and 86400 seconds");
-    std::uint64_t t = parse_runtime_clock(o.around, *spec.runtime);
-    if (*spec.runtime != runtimes::runtime_id::java) {
-      // TickCount is an int32 that wraps after 24.9 days; Random uses its absolute value.
-      const auto tick = static_cast<std::int32_t>(static_cast<std::uint32_t>(t));
-      t = tick < 0 ? (tick == INT32_MIN ? 0x7fffffffu : static_cast<std::uint64_t>(-static_cast<std::int64_t>(tick)))
-                   : static_cast<std::uint64_t>(tick);
-    }
-    const auto w = static_cast<std::uint64_t>(o.window * 1000);
-    spec.first_seed = t > w ? t - w : 0;
-    spec.last_seed = std::min(t + w, a.last_seed);
-  } else if (!o.around.empty()) {
-    // The 1999 refinement: with the server's clock known, only a window of milliseconds
-    // around it needs searching (the window stops at midnight on either side).
-    if (o.seeds_opt->count()) throw usage_error("--around replaces --seeds; give one of them");
-    if (!(o.window >= 0) || o.window > 86'400) throw usage_error("--window must be between 0 and 86400 seconds");
-    const std::uint64_t t = labelled("--around", [&] { return parse_time_of_day(o.around); });
-    const std::uint64_t w = static_cast<std::uint64_t>(o.window * 1000);
-    spec.first_seed = t > w ? t - w : 0;
-    spec.last_seed = std::min(t + w, ms_per_day - 1);
-  }
   spec.known = collect_known(o);
   spec.threads = o.threads;
   spec.max_reported = o.limit;
@@ -212,8 +168,8 @@ int run_attack_cmd(const attack_options& o) {
   const std::string algorithm_name(spec.runtime ? runtimes::info(*spec.runtime).name : info(spec.algorithm).name);
   const double seed_bits = spec.runtime ? runtimes::info(*spec.runtime).explicit_seed_bits : info(spec.engine).seed_bits;
   const auto seed_note = [&](std::uint64_t s) -> std::string {
-    if (day_seeds) return fmt::format(" (Randomize at {})", time_of_day(s));
-    if (java_clock) return fmt::format(" (new Random at {})", utc_time(s));
+    if (day_seeds) return fmt::format(" (Randomize at {})", time_of_day_text(s));
+    if (java_clock) return fmt::format(" (new Random at {})", utc_time_text(s));
     return "";
   };
   const attack_verdict verdict = judge(spec, r);
@@ -258,12 +214,12 @@ int run_attack_cmd(const attack_options& o) {
     }
     if (java_clock) {
       nlohmann::json times = nlohmann::json::array();
-      for (std::uint64_t s : r.seeds) times.push_back(utc_time(s));
+      for (std::uint64_t s : r.seeds) times.push_back(utc_time_text(s));
       j["times_utc"] = times;
     }
     if (day_seeds) {
       nlohmann::json times = nlohmann::json::array();
-      for (std::uint64_t s : r.seeds) times.push_back(time_of_day(s));
+      for (std::uint64_t s : r.seeds) times.push_back(time_of_day_text(s));
       j["times_of_day"] = times;
     }
     print_json(j);

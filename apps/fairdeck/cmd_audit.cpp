@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <variant>
 
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "report_output.hpp"
 #include "command.hpp"
 #include "fairdeck/random/os_entropy.hpp"
+#include "fairdeck/runtimes/algorithm.hpp"
 #include "fairdeck/runtimes/audit.hpp"
 #include "fairdeck/runtimes/seed_range.hpp"
 #include "fairdeck/stats/audit.hpp"
@@ -72,9 +74,9 @@ std::uint64_t fresh_audit_seed(const std::vector<std::string>& engines, std::uin
   }
 }
 
-// What to audit: named algorithms x named engines; with neither, every catalogued algorithm
-// on chacha20 plus fisher-yates on every other seeded engine.
-std::vector<stats::audit_subject> subjects(const audit_options& o, std::uint64_t seed) {
+// What to audit: the named (catalogued) algorithms x named engines; with neither, every
+// catalogued algorithm on chacha20 plus fisher-yates on every other seeded engine.
+std::vector<stats::audit_subject> subjects(std::vector<shuffle_spec> algos, const audit_options& o, std::uint64_t seed) {
   auto engine = [&](std::string_view name) {
     if (name == "secure")
       fmt::print(stderr, "fairdeck: note: engine secure is keyed from OS entropy: its counts cannot be reproduced\n");
@@ -82,8 +84,6 @@ std::vector<stats::audit_subject> subjects(const audit_options& o, std::uint64_t
       return make_engine_spec(name, name == "secure" ? std::nullopt : std::optional(seed), std::nullopt);
     });
   };
-  std::vector<shuffle_spec> algos;
-  for (const auto& a : o.algorithms) algos.push_back(labelled("--algorithm", [&] { return parse_shuffle_spec(a); }));
   std::vector<stats::audit_subject> out;
   if (algos.empty() && o.engines.empty()) {
     for (const auto& a : default_audit_algorithms()) out.push_back({a, engine("chacha20")});
@@ -105,7 +105,7 @@ std::vector<stats::audit_subject> subjects(const audit_options& o, std::uint64_t
 // generator: they are audited apart from the catalogue's algorithm x engine pairs.
 struct runtime_audits {
   std::vector<runtimes::runtime_id> ids;
-  std::vector<std::string> others;  // the remaining --algorithm values
+  std::vector<shuffle_spec> others;  // the remaining --algorithm values
   [[nodiscard]] std::uint64_t min_seed() const {  // node: 1 (--random_seed=0 is unseeded)
     std::uint64_t m = 0;
     for (auto id : ids) m = std::max(m, runtimes::min_seed(id));
@@ -124,10 +124,11 @@ struct runtime_audits {
 runtime_audits split_runtimes(const audit_options& o) {
   runtime_audits r;
   for (const auto& a : o.algorithms) {
-    if (auto id = runtimes::find_runtime(a))
+    auto choice = labelled("--algorithm", [&] { return runtimes::resolve_algorithm(a); });
+    if (const auto* id = std::get_if<runtimes::runtime_id>(&choice))
       r.ids.push_back(*id);
     else
-      r.others.push_back(a);
+      r.others.push_back(std::move(std::get<shuffle_spec>(choice)));
   }
   if (!r.ids.empty() && !o.engines.empty())
     throw usage_error(fmt::format("--engine does not apply to --algorithm {}: a runtime shuffle brings its own generator",
@@ -227,9 +228,7 @@ int run_audit(const audit_options& o) {
   }
   for (auto id : rts.ids)  // fail before any work when a runtime refuses the seed
     (void)labelled("--seed", [&] { return runtimes::runtime_shuffler(id, seed); });
-  audit_options catalogued = o;
-  catalogued.algorithms = rts.others;
-  const auto subj = rts.ids.empty() || !rts.others.empty() ? subjects(catalogued, seed) : std::vector<stats::audit_subject>{};
+  const auto subj = rts.ids.empty() || !rts.others.empty() ? subjects(rts.others, o, seed) : std::vector<stats::audit_subject>{};
   for (const auto& sub : subj) {  // fail before any work when a pair cannot run
     try {
       (void)stats::count_deals(sub, n, 0, 1);

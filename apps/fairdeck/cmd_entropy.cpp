@@ -162,4 +162,4 @@ void setup(CLI::App& app, int& exit_code) {
 }  // namespace
 }  // namespace fairdeck::cli
 
-FAIRDECK_REGISTER_COMMAND(60, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(59, fairdeck::cli::setup)

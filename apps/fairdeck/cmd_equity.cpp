@@ -8,9 +8,8 @@
 
 #include "report_output.hpp"
 #include "command.hpp"
-#include "fairdeck/poker/equity.hpp"
+#include "fairdeck/poker/equity_plan.hpp"
 #include "fairdeck/poker/odds.hpp"
-#include "fairdeck/poker/omaha.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 
@@ -19,19 +18,12 @@ namespace {
 
 namespace fp = fairdeck::poker;
 
-
-// Exact runs are chosen automatically up to this cost (exact_equity_cost: about one
-// nanosecond of one core per unit, so about half a second on two cores); --exact allows up
-// to the hard limit.
-constexpr double auto_exact_work = 1e9;
-constexpr double max_exact_work = 1e12;
-
 struct equity_options {
   engine_options engine;
   std::vector<std::string> hands;
   std::string board;
   std::string dead;
-  std::uint64_t trials = 1'000'000;
+  std::uint64_t trials = fp::default_equity_trials;
   unsigned threads = 0;
   bool exact = false;
   bool json = false;
@@ -39,98 +31,69 @@ struct equity_options {
   CLI::Option* trials_opt = nullptr;
 };
 
-std::vector<card_t> known_cards(const std::string& text, std::string_view what) {
-  return labelled(what, [&] { return fp::parse_card_run(text); });
+// The library's equity plan (poker/equity_plan.hpp), its problems worded with the options.
+[[noreturn]] void refuse(fp::equity_problem problem, const fp::equity_plan& plan) {
+  switch (problem) {
+    case fp::equity_problem::player_count:
+      throw usage_error(fmt::format("equity needs {} to {} hands or ranges, got {}", fp::equity_min_players,
+                                    fp::equity_max_players, plan.players));
+    case fp::equity_problem::exact_and_trials: throw usage_error("--exact and --trials exclude each other");
+    case fp::equity_problem::zero_trials: throw usage_error("--trials must be at least 1");
+    case fp::equity_problem::exact_too_costly:
+      throw usage_error(fmt::format("exact enumeration would need about {:.2g} hand evaluations (limit {:.0g}); "
+                                    "drop --exact to use Monte Carlo",
+                                    plan.work, fp::max_exact_work));
+  }
+  throw std::logic_error("equity: unknown problem");
 }
 
-// Omaha: fixed hands of 4 or 5 cards (docs/cli-equity.md#omaha).
-struct omaha_run {
-  fp::omaha_input in;
-  std::vector<std::size_t> combos;
-};
-
-omaha_run parse_omaha(const equity_options& o) {
-  omaha_run run;
-  run.in.rules = {o.game.starts_with("omaha5") ? 5u : 4u, o.game.ends_with("-hilo")};
-  for (std::size_t p = 0; p < o.hands.size(); ++p) {
-    run.in.hands.push_back(labelled(fmt::format("player {}", p + 1), [&] { return fp::parse_card_run(o.hands[p]); }));
-    run.combos.push_back(1);
+fp::equity_plan make_plan(const equity_options& o) {
+  fp::equity_request rq;
+  rq.game = *fp::find_equity_game(o.game);  // CLI11 checked the name
+  rq.hands = o.hands;
+  rq.exact = o.exact ? fp::exact_mode::always : fp::exact_mode::automatic;
+  if (o.trials_opt->count()) rq.trials = o.trials;
+  if (const auto problem = fp::equity_request_problem(rq)) {
+    fp::equity_plan unchecked;
+    unchecked.players = o.hands.size();
+    refuse(*problem, unchecked);
   }
-  run.in.board = known_cards(o.board, "--board");
-  run.in.dead = known_cards(o.dead, "--dead");
-  fp::check_omaha_input(run.in);
-  return run;
+  rq.board = labelled("--board", [&] { return fp::parse_card_run(o.board); });
+  rq.dead = labelled("--dead", [&] { return fp::parse_card_run(o.dead); });
+  fp::equity_plan p = fp::plan_equity(rq);
+  if (p.problem) refuse(*p.problem, p);
+  return p;
 }
 
 int run_equity(const equity_options& o) {
-  if (o.hands.size() < fp::equity_min_players || o.hands.size() > fp::equity_max_players)
-    throw usage_error(fmt::format("equity needs {} to {} hands or ranges, got {}", fp::equity_min_players,
-                                  fp::equity_max_players, o.hands.size()));
-  if (o.exact && o.trials_opt->count()) throw usage_error("--exact and --trials exclude each other");
-  if (o.trials_opt->count() && o.trials == 0) throw usage_error("--trials must be at least 1");
-  const bool omaha = o.game != "holdem";
-  fp::equity_input in;
-  omaha_run om;
-  if (omaha) {
-    om = parse_omaha(o);
-    in.board = om.in.board, in.dead = om.in.dead;
-    in.ranges.resize(om.in.hands.size());  // output loops run over players
-    in.weights.resize(om.in.hands.size());
-  }
-  for (std::size_t p = 0; p < o.hands.size() && !omaha; ++p) {
-    auto wr = labelled(fmt::format("player {}", p + 1), [&] { return fp::parse_weighted_range(o.hands[p]); });
-    in.ranges.push_back(std::move(wr.combos));
-    in.weights.push_back(std::move(wr.weights));
-  }
-  if (!omaha) {
-    in.board = known_cards(o.board, "--board");
-    in.dead = known_cards(o.dead, "--dead");
-    in = fp::prepared(std::move(in));
-  }
-  const double work = omaha ? fp::omaha_exact_work(om.in) : fp::exact_equity_cost(in);
-  if (o.exact && work > max_exact_work)
-    throw usage_error(fmt::format("exact enumeration would need about {:.2g} hand evaluations (limit {:.0g}); "
-                                  "drop --exact to use Monte Carlo",
-                                  work, max_exact_work));
-  const bool exact = o.exact || (!o.trials_opt->count() && work <= auto_exact_work);
-
+  const fp::equity_plan pl = make_plan(o);
+  const bool exact = pl.exact;
+  const auto& in = pl.holdem;
   const auto start = std::chrono::steady_clock::now();
   fp::equity_result r;
   std::optional<engine_spec> eng;
   {
     progress_bar bar(exact ? "enumerating" : "dealing");
-    const run_control rc = bar.control();
-    if (exact) {
-      r = omaha ? fp::omaha_exact_equity(om.in, o.threads, rc) : fp::exact_equity(in, o.threads, rc);
-    } else {
-      eng = o.engine.resolve();
-      try {
-        r = omaha ? fp::omaha_sample_equity(om.in, o.trials, *eng, o.threads, rc)
-                  : fp::sample_equity(in, o.trials, *eng, o.threads, rc);
-      } catch (const fp::ranges_rarely_fit_error& e) {
-        throw std::runtime_error(fmt::format("{}; try --exact", e.what()));
-      }
+    if (!exact) eng = o.engine.resolve();
+    try {
+      r = fp::run_equity(pl, eng, o.threads, bar.control());
+    } catch (const fp::ranges_rarely_fit_error& e) {
+      throw std::runtime_error(fmt::format("{}; try --exact", e.what()));
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.complete) fmt::print(stderr, "fairdeck: interrupted; results cover {} outcomes only\n", r.outcomes);
-  const bool weighted = std::any_of(in.weights.begin(), in.weights.end(), [](const auto& w) { return !w.empty(); });
-  auto combos = [&](std::size_t p) { return omaha ? std::size_t{1} : in.ranges[p].size(); };
-  auto combo_weight = [&](std::size_t p) {  // the range's size in full-weight combos
-    if (in.weights[p].empty()) return static_cast<double>(in.ranges[p].size());
-    double sum = 0;
-    for (auto w : in.weights[p]) sum += static_cast<double>(w) / fp::weight_unit;
-    return sum;
-  };
+  const bool weighted = pl.weighted();
+  const bool omaha = pl.is_omaha();
 
   if (o.json) {
     nlohmann::json players = nlohmann::json::array();
-    for (std::size_t p = 0; p < in.ranges.size(); ++p) {
+    for (std::size_t p = 0; p < pl.players; ++p) {
       const auto& t = r.players[p];
-      nlohmann::json pj{{"hand", o.hands[p]},  {"combos", combos(p)}, {"wins", t.wins},
+      nlohmann::json pj{{"hand", o.hands[p]},  {"combos", pl.combos(p)}, {"wins", t.wins},
                         {"ties", t.ties},      {"win", fp::win_fraction(r, p)}, {"tie", fp::tie_fraction(r, p)},
                         {"equity", fp::equity_share(r, p)}};
-      if (weighted) pj["weights"] = combo_weight(p);
+      if (weighted) pj["weights"] = pl.combo_weight(p);
       if (!exact) {
         pj["stderr"] = fp::equity_stderr(r, p);
         const auto wi = fp::clopper_pearson(t.wins, r.outcomes);
@@ -162,8 +125,8 @@ int run_equity(const equity_options& o) {
   for (const auto& h : o.hands) width = std::max(width, h.size());
   fmt::print("{:<6} {:<{}} {:>6} {:>9} {:>9} {:>9}{}\n", "Player", "Hand", width, "Combos", "Win", "Tie", "Equity",
              exact ? "" : "   95% CI (equity)");
-  for (std::size_t p = 0; p < in.ranges.size(); ++p) {
-    fmt::print("{:<6} {:<{}} {:>6} {:>8.4f}% {:>8.4f}% {:>8.4f}%", p + 1, o.hands[p], width, combos(p),
+  for (std::size_t p = 0; p < pl.players; ++p) {
+    fmt::print("{:<6} {:<{}} {:>6} {:>8.4f}% {:>8.4f}% {:>8.4f}%", p + 1, o.hands[p], width, pl.combos(p),
                100 * fp::win_fraction(r, p), 100 * fp::tie_fraction(r, p), 100 * fp::equity_share(r, p));
     if (!exact) {
       const auto ei = fp::equity_interval(r, p);
@@ -184,8 +147,9 @@ void setup(CLI::App& app, int& exit_code) {
   o->trials_opt = cmd->add_option("--trials", o->trials, "Monte Carlo deals (forces Monte Carlo)")->capture_default_str();
   add_threads_option(*cmd, o->threads, "Worker threads (0 = one per core); results do not depend on it");
   cmd->add_flag("--exact", o->exact, "Enumerate every deal even if slow");
+  const auto games = fp::equity_game_names();
   cmd->add_option("--game", o->game, "holdem, omaha (PLO4), omaha5 (PLO5), omaha-hilo or omaha5-hilo (8 or better)")
-      ->check(CLI::IsMember({"holdem", "omaha", "omaha5", "omaha-hilo", "omaha5-hilo"}))
+      ->check(CLI::IsMember(std::vector<std::string>(games.begin(), games.end())))
       ->capture_default_str();
   add_engine_options(*cmd, o->engine);
   cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-equity.md)");

@@ -112,4 +112,4 @@ void setup(CLI::App& app, int& exit_code) {
 }  // namespace
 }  // namespace fairdeck::cli
 
-FAIRDECK_REGISTER_COMMAND(90, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(91, fairdeck::cli::setup)

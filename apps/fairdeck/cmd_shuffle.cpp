@@ -4,12 +4,14 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "report_output.hpp"
 #include "command.hpp"
+#include "fairdeck/runtimes/algorithm.hpp"
 #include "fairdeck/runtimes/audit.hpp"
 #include "fairdeck/runtimes/runtime.hpp"
 #include "fairdeck/shuffle/fairness.hpp"
@@ -71,9 +73,10 @@ int run_runtime_shuffle(const shuffle_options& o, runtimes::runtime_id id) {
 }
 
 int run_shuffle(const shuffle_options& o) {
-  if (auto rt = runtimes::find_runtime(o.algorithm.algorithm)) return run_runtime_shuffle(o, *rt);
+  const auto choice = labelled("--algorithm", [&] { return runtimes::resolve_algorithm(o.algorithm.algorithm); });
+  if (const auto* rt = std::get_if<runtimes::runtime_id>(&choice)) return run_runtime_shuffle(o, *rt);
   const deck_spec spec = o.deck.spec();
-  const shuffle_spec algo = o.algorithm.spec();
+  const shuffle_spec& algo = std::get<shuffle_spec>(choice);
   const engine_spec eng = o.engine.resolve();
   auto deck = make_deck(spec);
   shuffle_deck(eng, 0, algo, deck);

@@ -234,4 +234,4 @@ void setup(CLI::App& app, int& exit_code) {
 }  // namespace
 }  // namespace fairdeck::cli
 
-FAIRDECK_REGISTER_COMMAND(70, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(72, fairdeck::cli::setup)

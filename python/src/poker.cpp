@@ -10,7 +10,7 @@
 
 #include "common.hpp"
 #include "fairdeck/poker/enumerate.hpp"
-#include "fairdeck/poker/equity.hpp"
+#include "fairdeck/poker/equity_plan.hpp"
 #include "fairdeck/poker/hand_eval.hpp"
 #include "fairdeck/poker/odds.hpp"
 #include "fairdeck/poker/omaha.hpp"
@@ -126,12 +126,7 @@ py::object evaluate(const py::object& cards, std::optional<long long> threads_op
   }
 }
 
-// ---- equity (cmd_equity.cpp's rules) ----
-
-// Exact runs are chosen automatically up to this cost (about one ns of one core per unit);
-// exact=True allows up to the hard limit. The same limits as `fairdeck equity`.
-constexpr double auto_exact_work = 1e9;
-constexpr double max_exact_work = 1e12;
+// ---- equity (the library's plan, poker/equity_plan.hpp, as `fairdeck equity` runs it) ----
 
 py::dict engine_dict(const engine_spec& spec) {
   py::dict d;
@@ -152,79 +147,61 @@ std::vector<card_t> known_cards(const py::object& obj, const char* what) {
   }
 }
 
+// The plan's problems in the keyword arguments' terms.
+[[noreturn]] void refuse(fp::equity_problem problem, std::size_t players, double work) {
+  switch (problem) {
+    case fp::equity_problem::player_count:
+      throw std::invalid_argument(fmt::format("equity needs {} to {} hands or ranges, got {}", fp::equity_min_players,
+                                              fp::equity_max_players, players));
+    case fp::equity_problem::exact_and_trials: throw std::invalid_argument("exact=True and trials exclude each other");
+    case fp::equity_problem::zero_trials: throw std::invalid_argument("trials must be at least 1");
+    case fp::equity_problem::exact_too_costly:
+      throw std::invalid_argument(fmt::format("exact enumeration would need about {:.2g} hand evaluations (limit {:.0g}); "
+                                              "use exact=None or False for Monte Carlo",
+                                              work, fp::max_exact_work));
+  }
+  throw std::logic_error("equity: unknown problem");
+}
+
 py::dict equity(const std::vector<std::string>& hands, const py::object& board, const py::object& dead,
                 std::optional<bool> exact_opt, std::optional<std::uint64_t> trials_opt, const py::object& engine,
                 std::optional<long long> threads_opt, const std::string& game) {
   const unsigned threads = thread_count(threads_opt);
-  if (hands.size() < fp::equity_min_players || hands.size() > fp::equity_max_players)
-    throw std::invalid_argument(fmt::format("equity needs {} to {} hands or ranges, got {}", fp::equity_min_players,
-                                            fp::equity_max_players, hands.size()));
-  if (exact_opt == true && trials_opt) throw std::invalid_argument("exact=True and trials exclude each other");
-  if (trials_opt && *trials_opt == 0) throw std::invalid_argument("trials must be at least 1");
-  const bool omaha = game != "holdem";
-  if (omaha && game != "omaha" && game != "omaha5" && game != "omaha-hilo" && game != "omaha5-hilo")
-    throw std::invalid_argument(fmt::format("unknown game '{}' (holdem, omaha, omaha5, omaha-hilo, omaha5-hilo)", game));
-  fp::equity_input in;
-  fp::omaha_input om;
-  if (omaha) {
-    om.rules = {game.starts_with("omaha5") ? 5u : 4u, game.ends_with("-hilo")};
-    for (std::size_t p = 0; p < hands.size(); ++p) {
-      try {
-        om.hands.push_back(fp::parse_card_run(hands[p]));
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("player {}: {}", p + 1, e.what()));
-      }
-    }
-    om.board = known_cards(board, "board");
-    om.dead = known_cards(dead, "dead");
-    fp::check_omaha_input(om);
-    in.board = om.board, in.dead = om.dead;
-    in.ranges.resize(hands.size());
-    in.weights.resize(hands.size());
-  } else {
-    for (std::size_t p = 0; p < hands.size(); ++p) {
-      try {
-        auto wr = fp::parse_weighted_range(hands[p]);
-        in.ranges.push_back(std::move(wr.combos));
-        in.weights.push_back(std::move(wr.weights));
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("player {}: {}", p + 1, e.what()));
-      }
-    }
-    in.board = known_cards(board, "board");
-    in.dead = known_cards(dead, "dead");
-    in = fp::prepared(std::move(in));
+  fp::equity_request rq;
+  rq.hands = hands;
+  rq.exact = !exact_opt ? fp::exact_mode::automatic : *exact_opt ? fp::exact_mode::always : fp::exact_mode::never;
+  rq.trials = trials_opt;
+  if (const auto problem = fp::equity_request_problem(rq)) refuse(*problem, hands.size(), 0);
+  const auto g = fp::find_equity_game(game);
+  if (!g) {
+    std::string names;
+    for (const auto n : fp::equity_game_names()) names += fmt::format("{}{}", names.empty() ? "" : ", ", n);
+    throw std::invalid_argument(fmt::format("unknown game '{}' ({})", game, names));
   }
-  const double work = omaha ? fp::omaha_exact_work(om) : fp::exact_equity_cost(in);
-  if (exact_opt == true && work > max_exact_work)
-    throw std::invalid_argument(fmt::format("exact enumeration would need about {:.2g} hand evaluations (limit {:.0g}); "
-                                            "use exact=None or False for Monte Carlo",
-                                            work, max_exact_work));
-  const bool exact = exact_opt.value_or(!trials_opt && work <= auto_exact_work);
-  const std::uint64_t trials = trials_opt.value_or(1'000'000);
+  rq.game = *g;
+  rq.board = known_cards(board, "board");
+  rq.dead = known_cards(dead, "dead");
+  const fp::equity_plan pl = fp::plan_equity(rq);
+  if (pl.problem) refuse(*pl.problem, hands.size(), pl.work);
+  const bool exact = pl.exact;
+  const bool omaha = pl.is_omaha();
+  const auto& in = pl.holdem;
   std::optional<engine_spec> eng;
   if (!exact) eng = next_spec(engine);
-  const fp::equity_result r = interruptible([&](const run_control& rc) {
-    if (exact) return omaha ? fp::omaha_exact_equity(om, threads, rc) : fp::exact_equity(in, threads, rc);
-    return omaha ? fp::omaha_sample_equity(om, trials, *eng, threads, rc) : fp::sample_equity(in, trials, *eng, threads, rc);
-  });
-  const bool weighted = std::any_of(in.weights.begin(), in.weights.end(), [](const auto& w) { return !w.empty(); });
+  const fp::equity_result r = interruptible([&](const run_control& rc) { return fp::run_equity(pl, eng, threads, rc); });
+  const bool weighted = pl.weighted();
   py::list players;
   for (std::size_t p = 0; p < hands.size(); ++p) {
     const auto& t = r.players[p];
     py::dict pj;
     pj["hand"] = hands[p];
-    pj["combos"] = omaha ? std::size_t{1} : in.ranges[p].size();
+    pj["combos"] = pl.combos(p);
     pj["wins"] = t.wins;
     pj["ties"] = t.ties;
     pj["win"] = fp::win_fraction(r, p);
     pj["tie"] = fp::tie_fraction(r, p);
     pj["equity"] = fp::equity_share(r, p);
-    if (weighted) {
-      double w = 0;
-      for (auto x : in.weights[p]) w += static_cast<double>(x) / fp::weight_unit;
-      pj["weights"] = in.weights[p].empty() ? static_cast<double>(in.ranges[p].size()) : w;
-    }
+    if (weighted) pj["weights"] = pl.combo_weight(p);
     if (!exact) {
       pj["stderr"] = fp::equity_stderr(r, p);
       const auto wi = fp::clopper_pearson(t.wins, r.outcomes);

@@ -1,7 +1,7 @@
 // Exact hold'em equity, board-major (the structure of OMPEval's enumerator, Z. Zaborsky 2016):
 //
 // 1. Every consistent hole-card assignment is listed once (combo ids + card mask + weight;
-//    the plan, equity_plan.hpp).
+//    the plan, exact_plan.hpp).
 // 2. Board completions are enumerated from the cards no assignment always holds, with the
 //    board's rank multiset advanced one card per level through internal::rank_states, so a
 //    7-card strength is two loads: the 6-rank state after the first hole card, then the row
@@ -29,7 +29,7 @@
 #include "fairdeck/poker/internal/rank_states.hpp"
 #include "fairdeck/poker/internal/suit_symmetry.hpp"
 
-#include "equity_plan.hpp"
+#include "exact_plan.hpp"
 
 namespace fairdeck::poker {
 namespace {

@@ -1,109 +1,112 @@
-// Exact hold'em equity, the plan (equity_plan.hpp): assignments, completion deck, symmetries.
-#include "equity_plan.hpp"
+// The equity policy (equity_plan.hpp): game names, exact or Monte Carlo, the run.
+#include "fairdeck/poker/equity_plan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "fairdeck/poker/internal/assignments.hpp"
-
-namespace fairdeck::poker::detail {
+namespace fairdeck::poker {
 namespace {
 
-std::uint64_t known_cards(const equity_input& in) {
-  std::uint64_t m = 0;
-  for (card_t c : in.board) m |= card_bit(c);
-  for (card_t c : in.dead) m |= card_bit(c);
-  return m;
+constexpr std::array<std::string_view, 5> game_names{"holdem", "omaha", "omaha5", "omaha-hilo", "omaha5-hilo"};
+
+omaha_rules rules_of(equity_game g) noexcept {
+  const bool five = g == equity_game::omaha5 || g == equity_game::omaha5_hilo;
+  const bool hilo = g == equity_game::omaha_hilo || g == equity_game::omaha5_hilo;
+  return {five ? 5u : 4u, hilo};
 }
 
-std::uint32_t weight_of(const equity_input& in, std::size_t p, std::size_t i) {
-  return p < in.weights.size() && !in.weights[p].empty() ? in.weights[p][i] : weight_unit;
-}
-
-bool is_weighted(const equity_input& in) {
-  for (std::size_t p = 0; p < in.ranges.size(); ++p)
-    for (std::size_t i = 0; i < in.ranges[p].size(); ++i)
-      if (weight_of(in, p, i) != weight_unit) return true;
-  return false;
+// Runs f() and prefixes a std::invalid_argument with the player it is about.
+template <class F>
+auto for_player(std::size_t p, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("player {}: {}", p + 1, e.what()));
+  }
 }
 
 }  // namespace
 
-std::vector<internal::suit_perm> input_symmetries(const equity_input& in) {
-  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> sorted(in.ranges.size());
-  for (std::size_t p = 0; p < in.ranges.size(); ++p) {
-    for (std::size_t i = 0; i < in.ranges[p].size(); ++i) sorted[p].push_back({card_bits(in.ranges[p][i]), weight_of(in, p, i)});
-    std::sort(sorted[p].begin(), sorted[p].end());
-  }
-  std::uint64_t board = 0, dead = 0;
-  for (card_t c : in.board) board |= card_bit(c);
-  for (card_t c : in.dead) dead |= card_bit(c);
-  std::vector<internal::suit_perm> out;
-  const auto perms = internal::all_suit_perms();
-  for (std::size_t k = 1; k < perms.size(); ++k) {
-    const auto& perm = perms[k];
-    bool same = permute_mask(board, perm) == board && permute_mask(dead, perm) == dead;
-    for (std::size_t p = 0; p < sorted.size() && same; ++p) {
-      auto image = sorted[p];
-      for (auto& e : image) e.first = permute_mask(e.first, perm);
-      std::sort(image.begin(), image.end());
-      same = image == sorted[p];
-    }
-    if (same) out.push_back(perm);
-  }
-  return out;
+std::span<const std::string_view> equity_game_names() noexcept { return game_names; }
+std::string_view name(equity_game game) noexcept { return game_names[static_cast<std::size_t>(game)]; }
+
+std::optional<equity_game> find_equity_game(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < game_names.size(); ++i)
+    if (game_names[i] == name) return static_cast<equity_game>(i);
+  return std::nullopt;
 }
 
-
-plan make_plan(const equity_input& in) {
-  plan pl;
-  pl.n = in.ranges.size();
-  pl.need = 5 - static_cast<unsigned>(in.board.size());
-  pl.weighted = is_weighted(in);
-  std::array<std::int16_t, 52 * 52> id_of{};
-  id_of.fill(-1);
-  std::vector<std::vector<std::uint16_t>> range_ids(pl.n);
-  for (std::size_t p = 0; p < pl.n; ++p)
-    for (const auto& h : in.ranges[p]) {
-      auto& id = id_of[h[0] * 52 + h[1]];
-      if (id < 0) {
-        id = static_cast<std::int16_t>(pl.combos.size());
-        pl.combos.push_back({card_bits(h), static_cast<std::uint8_t>(rank_of(h[0])), static_cast<std::uint8_t>(rank_of(h[1])),
-                             static_cast<std::uint8_t>(suit_of(h[0])), static_cast<std::uint8_t>(suit_of(h[1]))});
-      }
-      range_ids[p].push_back(static_cast<std::uint16_t>(id));
-    }
-  const std::uint64_t known = known_cards(in);
-  std::uint64_t always = ~std::uint64_t{0};
-  std::vector<std::uint32_t> cur(pl.n);
-  auto keep = [&](const std::vector<std::uint32_t>& a) {
-    std::uint64_t m = 0;
-    double w = 1;
-    for (std::size_t p = 0; p < pl.n; ++p) {
-      pl.ids.push_back(range_ids[p][a[p]]);
-      m |= card_bits(in.ranges[p][a[p]]);
-      if (pl.weighted) w *= static_cast<double>(weight_of(in, p, a[p])) / weight_unit;
-    }
-    pl.masks.push_back(m);
-    if (pl.weighted) pl.weights.push_back(w);
-    always &= m;
-    return pl.masks.size() <= max_exact_assignments;
-  };
-  if (!internal::for_each_assignment(in.ranges, 0, known, cur, keep))
-    throw std::invalid_argument(fmt::format("more than {} hole-card assignments: too many to enumerate exactly; use Monte Carlo",
-                                            max_exact_assignments));
-  pl.assignments = pl.masks.size();
-  if (pl.assignments == 0) throw std::invalid_argument("no deal is possible: the players' hands and ranges always share a card");
-  for (card_t c = 0; c < cards_per_deck; ++c)
-    if (!((known | always) >> c & 1)) pl.deck.push_back(c);
-  const auto& rs = rank_states::instance();
-  for (card_t c : in.board) pl.board0 = add(rs, pl.board0, c);
-  if (pl.n == 2 && !pl.weighted && pl.combos.size() > 13)
-    for (int p = 0; p < 2; ++p)
-      if (in.ranges[static_cast<std::size_t>(p)].size() == 1) pl.fixed = p;
-  return pl;
+std::size_t equity_plan::combos(std::size_t player) const noexcept {
+  return is_omaha() ? std::size_t{1} : holdem.ranges[player].size();
 }
 
-}  // namespace fairdeck::poker::detail
+bool equity_plan::weighted() const noexcept {
+  return std::any_of(holdem.weights.begin(), holdem.weights.end(), [](const auto& w) { return !w.empty(); });
+}
+
+double equity_plan::combo_weight(std::size_t player) const noexcept {
+  if (holdem.weights[player].empty()) return static_cast<double>(holdem.ranges[player].size());
+  double sum = 0;
+  for (auto w : holdem.weights[player]) sum += static_cast<double>(w) / weight_unit;
+  return sum;
+}
+
+std::optional<equity_problem> equity_request_problem(const equity_request& rq) noexcept {
+  if (rq.hands.size() < equity_min_players || rq.hands.size() > equity_max_players) return equity_problem::player_count;
+  if (rq.exact == exact_mode::always && rq.trials) return equity_problem::exact_and_trials;
+  if (rq.trials && *rq.trials == 0) return equity_problem::zero_trials;
+  return std::nullopt;
+}
+
+equity_plan plan_equity(const equity_request& rq) {
+  equity_plan plan;
+  plan.game = rq.game;
+  plan.players = rq.hands.size();
+  if ((plan.problem = equity_request_problem(rq))) return plan;
+  plan.trials = rq.trials.value_or(default_equity_trials);
+  if (plan.is_omaha()) {
+    auto& om = plan.omaha;
+    om.rules = rules_of(rq.game);
+    for (std::size_t p = 0; p < rq.hands.size(); ++p)
+      om.hands.push_back(for_player(p, [&] { return parse_card_run(rq.hands[p]); }));
+    om.board = rq.board;
+    om.dead = rq.dead;
+    check_omaha_input(om);
+    plan.holdem.board = om.board;
+    plan.holdem.dead = om.dead;
+    plan.holdem.ranges.resize(om.hands.size());  // per-player queries run over players
+    plan.holdem.weights.resize(om.hands.size());
+    plan.work = omaha_exact_work(om);
+  } else {
+    equity_input in;
+    for (std::size_t p = 0; p < rq.hands.size(); ++p) {
+      auto wr = for_player(p, [&] { return parse_weighted_range(rq.hands[p]); });
+      in.ranges.push_back(std::move(wr.combos));
+      in.weights.push_back(std::move(wr.weights));
+    }
+    in.board = rq.board;
+    in.dead = rq.dead;
+    plan.holdem = prepared(std::move(in));
+    plan.work = exact_equity_cost(plan.holdem);
+  }
+  if (rq.exact == exact_mode::always && plan.work > max_exact_work) {
+    plan.problem = equity_problem::exact_too_costly;
+    return plan;
+  }
+  plan.exact = rq.exact == exact_mode::always || (rq.exact == exact_mode::automatic && !rq.trials && plan.work <= auto_exact_work);
+  return plan;
+}
+
+equity_result run_equity(const equity_plan& plan, const std::optional<engine_spec>& engine, unsigned threads,
+                         const run_control& rc) {
+  if (plan.problem) throw std::invalid_argument("run_equity: the plan has a problem and cannot run");
+  if (plan.exact) return plan.is_omaha() ? omaha_exact_equity(plan.omaha, threads, rc) : exact_equity(plan.holdem, threads, rc);
+  if (!engine) throw std::invalid_argument("run_equity: a Monte Carlo plan needs an engine");
+  return plan.is_omaha() ? omaha_sample_equity(plan.omaha, plan.trials, *engine, threads, rc)
+                         : sample_equity(plan.holdem, plan.trials, *engine, threads, rc);
+}
+
+}  // namespace fairdeck::poker

@@ -11,14 +11,7 @@
 
 namespace fairdeck::runtimes {
 
-bool idiom_exact(runtime_id id) noexcept {
-  switch (id) {
-    case runtime_id::node_sort:  // Array.prototype.sort with a random comparator: TimSort's order is far from uniform
-      return false;
-    default:  // Fisher–Yates; .NET's OrderBy on 31-bit keys ties in about n^2/2^32 of the deals (too rare to see)
-      return true;
-  }
-}
+bool idiom_exact(runtime_id id) noexcept { return info(id).idiom_exact; }
 
 std::string audit_engine_label(runtime_id id) { return fmt::format("{} (seeded, not secure)", info(id).runtime); }
 

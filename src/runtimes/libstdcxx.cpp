@@ -3,8 +3,8 @@
 //
 // Engines: std::mt19937 is fully specified by the standard (fairdeck::mt19937_32);
 // libstdc++'s default_random_engine is minstd_rand0 (Park & Miller 1988, multiplier 16807,
-// modulus 2^31-1, outputs in [1, 2^31-2]). Both constructors take an unsigned long on LP64:
-// mt19937 keeps S mod 2^32, the LCG S mod (2^31-1) with 0 replaced by 1.
+// modulus 2^31-1, outputs in [1, 2^31-2]; fairdeck::minstd_rand0). Both constructors take an
+// unsigned long on LP64: mt19937 keeps S mod 2^32, the LCG S mod (2^31-1) with 0 replaced by 1.
 //
 // std::shuffle (bits/stl_algo.h) walks from the bottom. When the engine's range R = max - min
 // satisfies R / n >= n it draws two swap positions per call (__gen_two_uniform_ints: one
@@ -24,21 +24,6 @@
 
 namespace fairdeck::runtimes::internal {
 namespace {
-
-// std::minstd_rand0 with libstdc++'s seeding from an unsigned long.
-class minstd_rand0 {
- public:
-  using result_type = std::uint32_t;
-  explicit constexpr minstd_rand0(std::uint64_t seed) noexcept
-      : x_(seed % modulus == 0 ? 1u : static_cast<std::uint32_t>(seed % modulus)) {}
-  static constexpr result_type min() noexcept { return 1; }
-  static constexpr result_type max() noexcept { return modulus - 1; }
-  constexpr result_type operator()() noexcept { return x_ = static_cast<std::uint32_t>(std::uint64_t{x_} * 16807u % modulus); }
-
- private:
-  static constexpr std::uint32_t modulus = 0x7fffffff;
-  std::uint32_t x_;
-};
 
 // uniform_int_distribution<unsigned long>{a, b}(g) as libstdc++ 12 computes it.
 template <class G>
@@ -115,7 +100,8 @@ class libstdcxx_shuffler final : public runtime_shuffler::impl {
 }  // namespace
 
 impl_ptr make_libstdcxx(std::uint64_t seed, bool default_engine) {
-  if (default_engine) return std::make_unique<libstdcxx_shuffler<minstd_rand0>>(minstd_rand0(seed));
+  if (default_engine)  // the unsigned long seed is kept mod 2^31-1 (0 becomes 1)
+    return std::make_unique<libstdcxx_shuffler<minstd_rand0>>(minstd_rand0(static_cast<std::uint32_t>(seed % 0x7fffffffu)));
   return std::make_unique<libstdcxx_shuffler<mt19937_32>>(mt19937_32(static_cast<std::uint32_t>(seed)));
 }
 

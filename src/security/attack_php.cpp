@@ -14,7 +14,6 @@
 // seeds). The known cards are followed as in the legacy filters (attack_kernel.hpp); lanes
 // that would hit the (rare) rejection are passed on as doubtful to the exact check.
 #include <cstdint>
-#include <random>
 #include <span>
 #include <utility>
 #include <vector>
@@ -119,23 +118,6 @@ seed_scanner php_scanner(std::size_t step_count) {
 #else
   return &php_baseline;  // the portable build, vectorised for the target's own SIMD
 #endif
-}
-
-void php_reference_shuffle(std::uint32_t seed, std::span<std::uint32_t> list) {
-  std::mt19937 mt(seed);  // PHP's MT19937 mode is the reference generator, seeding included
-  for (std::size_t left = list.size(); left > 1; --left) {
-    const auto umax = static_cast<std::uint32_t>(left);  // mt_rand_range(0, left - 1): umax + 1
-    std::uint32_t x = static_cast<std::uint32_t>(mt());
-    std::uint32_t j = 0;
-    if ((umax & (umax - 1)) == 0) {
-      j = x & (umax - 1);
-    } else {
-      const std::uint32_t lim = 0xffffffffu - (0xffffffffu % umax) - 1;
-      while (x > lim) x = static_cast<std::uint32_t>(mt());
-      j = x % umax;
-    }
-    std::swap(list[left - 1], list[j]);
-  }
 }
 
 }  // namespace fairdeck::detail

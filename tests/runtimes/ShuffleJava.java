@@ -1,6 +1,7 @@
 // Golden vectors from OpenJDK: Collections.shuffle(list, new Random(S)) on the list 0..n-1.
 // Usage: java ShuffleJava.java S... ; per seed one Random shuffles fresh lists of the lengths
-// below in turn, printing "S K N: list" (K = call number on that Random).
+// below in turn, printing "S N K list" (K = 1, 2, ...: the call on that Random; the golden
+// format of tests/runtimes/cases.txt).
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,7 +19,7 @@ public class ShuffleJava {
         List<Integer> list = new ArrayList<>();
         for (int i = 0; i < LENGTHS[k]; i++) list.add(i);
         Collections.shuffle(list, rnd);
-        out.append(Long.toUnsignedString(seed)).append(' ').append(k).append(' ').append(LENGTHS[k]).append(':');
+        out.append(Long.toUnsignedString(seed)).append(' ').append(LENGTHS[k]).append(' ').append(k + 1);
         for (int v : list) out.append(' ').append(v);
         out.append('\n');
       }

@@ -1,5 +1,6 @@
 // Golden vectors from a C++ standard library: std::shuffle(b, e, Engine(S)), built once with
 // g++/libstdc++ and once with clang++ -stdlib=libc++. Usage: gen_cxx mt19937|default cases.txt
+// Output format: tests/runtimes/cases.txt.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdint>
@@ -32,8 +33,8 @@ int run(const char* cases) {
     if (!(fields >> seed >> n >> shuffles)) return std::fprintf(stderr, "gen_cxx: bad line: %s\n", line.c_str()), 1;
     Engine g(static_cast<typename Engine::result_type>(seed));
     std::vector<std::uint32_t> a(n);
-    std::iota(a.begin(), a.end(), 0u);
     for (std::size_t k = 1; k <= shuffles; ++k) {
+      std::iota(a.begin(), a.end(), 0u);
       std::shuffle(a.begin(), a.end(), g);
       std::printf("%lu %zu %zu", seed, n, k);
       if (n > 1000) {

@@ -1,4 +1,7 @@
-"""Golden vectors from CPython: random.Random(S).shuffle(x). Usage: gen_python.py cases.txt"""
+"""Golden vectors from CPython: random.Random(S).shuffle(x). Usage: gen_python.py cases.txt
+
+Output format: tests/runtimes/cases.txt.
+"""
 import random
 import struct
 import sys
@@ -17,8 +20,8 @@ def main():
             continue
         seed, n, shuffles = (int(f) for f in line.split())
         rng = random.Random(seed)
-        x = list(range(n))
         for k in range(1, shuffles + 1):
+            x = list(range(n))
             rng.shuffle(x)
             body = "fnv1a64=%016x" % fnv1a64(x) if n > 1000 else " ".join(map(str, x))
             print(("%d %d %d %s" % (seed, n, k, body)).rstrip())

@@ -1,6 +1,6 @@
 // Golden vectors from Mono (.NET Framework System.Random): new Random(S) with the
 // Fisher-Yates idiom ("fy") or list.OrderBy(_ => r.Next()).ToList() ("orderby") on 0..n-1.
-// Usage: mono shuffle_dotnet.exe fy|orderby S... ; output as ShuffleJava.java.
+// Usage: mono shuffle_dotnet.exe fy|orderby S... ; output as ShuffleJava.java (tests/runtimes/cases.txt).
 using System;
 using System.Collections.Generic;
 using System.Linq;
@@ -25,7 +25,7 @@ public static class ShuffleDotnet {
             int t = list[i]; list[i] = list[j]; list[j] = t;
           }
         }
-        sb.Append(seed).Append(' ').Append(k).Append(' ').Append(Lengths[k]).Append(':');
+        sb.Append(seed).Append(' ').Append(Lengths[k]).Append(' ').Append(k + 1);
         foreach (int v in list) sb.Append(' ').Append(v);
         sb.Append('\n');
       }

@@ -1,6 +1,6 @@
 // Golden vectors from Go: rand.New(rand.NewSource(S)).Shuffle(n, swap) on 0..n-1.
 // Usage: go run shuffle_go.go S... (S as an unsigned 64-bit pattern of the int64 seed);
-// output as ShuffleJava.java.
+// output as ShuffleJava.java (tests/runtimes/cases.txt).
 package main
 
 import (
@@ -27,7 +27,7 @@ func main() {
 				list[i] = i
 			}
 			r.Shuffle(n, func(i, j int) { list[i], list[j] = list[j], list[i] })
-			fmt.Fprintf(w, "%d %d %d:", u, k, n)
+			fmt.Fprintf(w, "%d %d %d", u, n, k+1)
 			for _, v := range list {
 				fmt.Fprintf(w, " %d", v)
 			}

@@ -2,7 +2,7 @@
 //   node --random_seed=SIGNED shuffle_node.js fy|sort S
 // (SIGNED: S as the int32 V8's flag holds). One Math.random stream shuffles fresh arrays of
 // the lengths below in turn with the Fisher-Yates idiom or a.sort(() => Math.random() - 0.5);
-// output as ShuffleJava.java.
+// output as ShuffleJava.java (tests/runtimes/cases.txt).
 'use strict';
 const [mode, seed] = process.argv.slice(2);
 const lengths = [52, 52, 52, 1, 2, 10, 1000];
@@ -17,6 +17,6 @@ lengths.forEach((n, k) => {
       const t = a[i]; a[i] = a[j]; a[j] = t;
     }
   }
-  out += `${seed} ${k} ${n}: ${a.join(' ')}\n`;
+  out += `${seed} ${n} ${k + 1}${n ? ' ' : ''}${a.join(' ')}\n`;
 });
 process.stdout.write(out);

@@ -185,17 +185,20 @@ class mt19937_32 {
   std::mt19937 g_;
 };
 
-// std::minstd_rand (Park & Miller 1993 multiplier 48271, modulus 2^31-1), outputs in
-// [1, 2^31-2]; seed mod (2^31-1) == 0 becomes 1. Range mapping: minstd() % n.
-class minstd_rand {
+// The minimal-standard Lehmer generators x = a x mod (2^31-1) (Park & Miller 1988, "Random
+// number generators: good ones are hard to find", CACM 31(10); a = 48271 from Park, Miller &
+// Stockmeyer 1993), outputs in [1, 2^31-2]; seed mod (2^31-1) == 0 becomes 1, as
+// std::linear_congruential_engine seeds. Range mapping: minstd() % n.
+template <std::uint32_t Multiplier>
+class park_miller {
  public:
   using result_type = std::uint32_t;
-  explicit constexpr minstd_rand(std::uint32_t seed) noexcept
+  explicit constexpr park_miller(std::uint32_t seed) noexcept
       : x_(seed % modulus == 0 ? 1u : static_cast<std::uint32_t>(seed % modulus)) {}
   static constexpr result_type min() noexcept { return 1; }
   static constexpr result_type max() noexcept { return modulus - 1; }
   constexpr result_type operator()() noexcept {
-    x_ = static_cast<std::uint32_t>(std::uint64_t{x_} * 48271u % modulus);
+    x_ = static_cast<std::uint32_t>(std::uint64_t{x_} * Multiplier % modulus);
     return x_;
   }
   constexpr std::uint64_t native_below(std::uint64_t n) noexcept { return (*this)() % n; }
@@ -204,5 +207,7 @@ class minstd_rand {
   static constexpr std::uint32_t modulus = 0x7fffffff;
   std::uint32_t x_;
 };
+using minstd_rand = park_miller<48271>;   // std::minstd_rand
+using minstd_rand0 = park_miller<16807>;  // std::minstd_rand0 (libstdc++'s default_random_engine)
 
 }  // namespace fairdeck

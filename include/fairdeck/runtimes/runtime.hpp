@@ -11,9 +11,11 @@
 //
 // None of these is fit to deal cards: the point is to show what each one's seed space allows
 // (fairdeck entropy) and what an attacker recovers from a few known cards (fairdeck attack).
-// docs/engines.md documents each runtime's algorithm, seed source and range.
+// docs/engines.md documents each runtime's algorithm, seed source and range; adding a runtime
+// is docs/architecture.md, "A runtime's shuffle" (its file, an id here, a catalogue row).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -35,6 +37,17 @@ enum class runtime_id {
   libstdcxx_default,         // g++ libstdc++: std::shuffle(b, e, std::default_random_engine(S))  (minstd_rand0)
   libcxx,                    // clang libc++: std::shuffle(b, e, std::mt19937(S))
   libcxx_default,            // clang libc++: std::shuffle(b, e, std::default_random_engine(S))   (minstd_rand)
+  count                      // not a runtime: how many there are (a new runtime goes above this line)
+};
+inline constexpr std::size_t runtime_count = static_cast<std::size_t>(runtime_id::count);
+
+// How `fairdeck attack` searches the runtime's seeds (security/runtime_attack.hpp).
+struct runtime_seed_search {
+  bool searchable = false;      // false: attack refuses, `note` says why
+  std::uint64_t last_seed = 0;  // searchable seeds are 0..last_seed (one per generator state)
+  bool clock_seeded = false;    // the idiomatic seed is a clock reading (security/clock_seed.hpp)
+  std::string_view seeds = {};  // what a seed is, for the user
+  std::string_view note = {};   // refused: the reason; searchable: what the full search takes
 };
 
 struct runtime_info {
@@ -42,10 +55,16 @@ struct runtime_info {
   std::string_view name;             // --algorithm spelling
   std::string_view runtime;          // runtime and version the golden vectors come from
   std::string_view code;             // the program the emulation reproduces, S = seed
+  std::uint64_t min_seed = 0;        // smallest seed accepted (node: 1, --random_seed=0 is unseeded)
   std::uint64_t max_seed;            // largest seed accepted on the command line
   double explicit_seed_bits;         // log2 of the distinct generator states explicit seeds reach
   std::string_view default_seeding;  // what the runtime does when the program does not seed
   double default_seed_bits;          // log2 of the states that default seeding reaches
+  // The idiom is an exact uniform shuffle given ideal random numbers (Fisher–Yates with an
+  // unbiased or negligibly biased range mapping); false when its order distribution is
+  // measurably biased (the audit expects to find it biased).
+  bool idiom_exact = true;
+  runtime_seed_search search;
 };
 
 [[nodiscard]] std::span<const runtime_info> runtime_catalog() noexcept;

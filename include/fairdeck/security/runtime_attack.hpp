@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -17,6 +16,7 @@
 
 namespace fairdeck {
 
+// The catalogue's search facts (runtimes/runtime.hpp runtime_seed_search) for one runtime.
 struct runtime_attack_info {
   runtimes::runtime_id id;
   bool searchable = false;         // false: attack refuses, `why` says why
@@ -29,11 +29,5 @@ struct runtime_attack_info {
 
 // The deck runtime_shuffler(id, seed) leaves when it shuffles 0..deck_size-1 (first call).
 [[nodiscard]] std::vector<card_t> runtime_deck(runtimes::runtime_id id, std::uint64_t seed, std::size_t deck_size);
-
-namespace detail {
-// PHP 8.2 shuffle() after mt_srand(seed): the scalar reference the PHP filter is checked
-// against (and the verifier until src/runtimes/php.cpp exists on this branch).
-void php_reference_shuffle(std::uint32_t seed, std::span<std::uint32_t> list);
-}  // namespace detail
 
 }  // namespace fairdeck

@@ -1,4 +1,6 @@
-// Machinery: one factory per runtime, each defined in its own src/runtimes/<runtime>.cpp.
+// Machinery: the interface every runtime emulation implements. Each src/runtimes/<runtime>.cpp
+// defines a factory `impl_ptr make_<runtime>(std::uint64_t seed, ...)`, declared and wired to
+// its row in src/runtimes/catalog.cpp.
 #pragma once
 
 #include <cstdint>
@@ -16,14 +18,6 @@ struct runtime_shuffler::impl {
 
 namespace internal {
 using impl_ptr = std::unique_ptr<runtime_shuffler::impl>;
-impl_ptr make_php(std::uint64_t seed);
-impl_ptr make_python(std::uint64_t seed);
-impl_ptr make_libstdcxx(std::uint64_t seed, bool default_engine);
-impl_ptr make_libcxx(std::uint64_t seed, bool default_engine);
-impl_ptr make_java(std::uint64_t seed);
-impl_ptr make_dotnet_framework(std::uint64_t seed, bool orderby);
-impl_ptr make_go(std::uint64_t seed);
-impl_ptr make_node(std::uint64_t seed, bool sort_idiom);
 }  // namespace internal
 
 }  // namespace fairdeck::runtimes
