@@ -102,6 +102,11 @@ const std::vector<api::route>& api::routes() {
       {"PUT", "/v1/tables/{t}/seats/{s}/client-seed", true, &api::route_seed},
       {"POST", "/v1/tables/{t}/deals", true, &api::route_deal},
       {"POST", "/v1/tables/{t}/rotate", true, &api::route_rotate},
+      {"GET", "/v1/log-key", false, &api::route_log_key},
+      {"GET", "/v1/tables/{t}/checkpoint", false, &api::route_checkpoint},
+      {"POST", "/v1/tables/{t}/checkpoint/cosignatures", false, &api::route_cosign},
+      {"GET", "/v1/tables/{t}/proof/inclusion", false, &api::route_inclusion},
+      {"GET", "/v1/tables/{t}/proof/consistency", false, &api::route_consistency},
   };
   return table;
 }
@@ -256,6 +261,7 @@ std::optional<http_response> api::route_deal(const route_args& a, respond_fn& re
   const game_spec g = d.game;
   write(std::move(d), a.req, std::move(respond), [g](write_result& r) {
     json j = deal_json(r);
+    j["receipt"] = receipt_json(r);  // the transparency log's receipt (log_tree.hpp)
     const deck_spec spec{r.rec->decks, r.rec->jokers};
     report::add_game_json(j, game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
     return json_response(200, j);

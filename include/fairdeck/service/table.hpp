@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@
 #include "fairdeck/service/secrets.hpp"
 
 namespace fairdeck::service {
+
+class tree_batch;  // log_tree.hpp
 
 inline constexpr unsigned max_seats = 100;
 
@@ -93,6 +96,7 @@ struct write_result {
   std::optional<record> rec; // the record written (open, deal, rotate)
   std::vector<card_t> deck;  // deal: the shoe in dealing order
   unsigned seats = 0;        // deal: for games
+  std::shared_ptr<const tree_batch> log;  // the record's tree after its batch (receipt_json)
 };
 
 [[nodiscard]] write_result failure(outcome code, std::string error);
