@@ -122,7 +122,14 @@ void check_key(store& s, const secret_key& key, const std::filesystem::path& key
   };
   auto stored = s.meta(key_check_name);
   if (!stored) {
-    // A store from before the key check: the key must open a seed sealed in it first.
+    // A store from before the key check: the key must open a secret sealed in it first.
+    if (const auto log_key = s.meta(log_key_meta)) {
+      try {
+        (void)open_log_key(*log_key, key);
+      } catch (const seal_error&) {
+        refuse("it does not open the store's log key");
+      }
+    }
     if (const auto id = s.first_table_id()) {
       const auto t = s.table(*id);
       if (!t) refuse("table vanished while checking");
