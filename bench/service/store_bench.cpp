@@ -65,6 +65,16 @@ void durable_deals(benchmark::State& state) {
 }
 BENCHMARK(durable_deals)->Arg(1)->Arg(16)->Arg(256)->UseRealTime();
 
+// What signing a checkpoint costs: once per group commit and table, not per deal (a batch
+// holds tens to hundreds of deals at 256 connections). Compare with bare_deck above.
+void checkpoint_sign(benchmark::State& state) {
+  const auto signer = fairdeck::tlog::note_signer::generate("bench.example");
+  fairdeck::tlog::hash root{};
+  std::uint64_t size = 1;
+  for (auto _ : state) benchmark::DoNotOptimize(sign_checkpoint(signer, "b", size++, root));
+}
+BENCHMARK(checkpoint_sign);
+
 // ---- a million-record table's proofs ----
 
 constexpr std::uint64_t big_size = 1'000'000;

@@ -51,8 +51,13 @@ std::string seal_log_key(const tlog::note_signer& signer, const secret_key& key)
 tlog::note_signer open_log_key(std::string_view meta_value, const secret_key& key) {
   const auto parts = split_meta(meta_value);
   const auto vkey = tlog::note_verifier::parse(parts.vkey);
-  const fair::server_seed s = open_seed(parts.sealed, key, seal_label(vkey.name()), parts.commitment);
-  std::array<std::uint8_t, 32> seed = s.bytes();
+  std::optional<fair::server_seed> s;
+  try {
+    s.emplace(open_seed(parts.sealed, key, seal_label(vkey.name()), parts.commitment));
+  } catch (const seal_error&) {
+    throw seal_error("the store's log key does not open with this key (wrong key file, or a tampered store)");
+  }
+  std::array<std::uint8_t, 32> seed = s->bytes();
   tlog::note_signer signer(vkey.name(), tlog::key_type::ed25519, seed);
   sodium_memzero(seed.data(), seed.size());
   if (signer.verifier().text() != vkey.text()) throw std::runtime_error("the store's log key does not match its public half");
