@@ -125,7 +125,13 @@ api::api(store& s, api_options o)
       options_(o),
       auth_failures_(o.auth_failures_per_minute, o.max_tracked_clients),
       audits_(o.audit_cache_bytes),
-      audit_pool_(o.audit_threads, o.audit_queue) {}
+      audit_pool_(o.audit_threads, o.audit_queue) {
+  try {
+    if (const auto v = log_verifier_key(s)) log_key_ = tlog::note_verifier::parse(*v);
+  } catch (const std::exception& e) {  // the log routes then answer 503
+    log_error("the store's log key", e.what());
+  }
+}
 
 void api::add_page(std::string path, std::string content_type, std::string_view body) {
   pages_[std::move(path)] = {std::move(content_type), body};

@@ -64,6 +64,8 @@ struct api_options {
   std::size_t audit_cache_bytes = std::size_t{256} << 20;  // folded audits kept (LRU)
   // GET .../log stops a page once its JSON passes this many bytes (then next_after).
   std::size_t log_page_bytes = std::size_t{1} << 20;
+  // Witnesses whose cosignatures POST .../checkpoint/cosignatures accepts (cosignature/v1 keys).
+  std::vector<tlog::note_verifier> witness_keys;
 };
 
 // Prometheus histogram with fixed buckets (seconds).
@@ -127,6 +129,12 @@ class api {
   std::optional<http_response> route_hand_reveal(const route_args&, respond_fn&);
   std::optional<http_response> route_hand_deal(const route_args&, respond_fn&);
   std::optional<http_response> route_hand_abort(const route_args&, respond_fn&);
+  // The transparency log (log_routes.cpp).
+  std::optional<http_response> route_log_key(const route_args&, respond_fn&);
+  std::optional<http_response> route_checkpoint(const route_args&, respond_fn&);
+  std::optional<http_response> route_cosign(const route_args&, respond_fn&);
+  std::optional<http_response> route_inclusion(const route_args&, respond_fn&);
+  std::optional<http_response> route_consistency(const route_args&, respond_fn&);
   void dispatch(const http_request& req, respond_fn& respond);
   bool authorized(const http_request& req);
   void write(write_request w, const http_request& req, respond_fn respond,
@@ -139,6 +147,7 @@ class api {
 
   store& store_;
   api_options options_;
+  std::optional<tlog::note_verifier> log_key_;  // the store's log key (public half)
   std::map<std::string, std::pair<std::string, std::string_view>, std::less<>> pages_;
   // tokens: hashes cached, refreshed on a miss at most once a second
   std::mutex token_mutex_;

@@ -2,6 +2,7 @@
 //   fairdeckd init  --db PATH|postgresql://... [--key-file F] [--json]   create store + key, print a token
 //   fairdeckd token --db PATH|postgresql://... [--json]                  add an operator token
 //   fairdeckd token --db ... --list [--json] | --revoke ID                list (id, created) / revoke one
+//   fairdeckd log-key --db PATH|postgresql://...                          print the log's verifier key
 //   fairdeckd serve --db PATH|postgresql://... [--listen 127.0.0.1:8080]  serve until SIGTERM/SIGINT
 //                   [--operator-listen HOST:PORT] [--trusted-proxy ADDR[/PREFIX]]... [limits, timeouts]
 #include <algorithm>
@@ -93,6 +94,14 @@ int main(int argc, char** argv) {
   auto* init = app.add_subcommand("init", "Create the store and its key file; print a new operator token");
   common(init);
   init->add_flag("--json", json, "Print {\"token\": ...}");
+  init->add_option("--log-name", so.log_name,
+                   "Name of the transparency log's key, the origin prefix of its checkpoints (default: "
+                   "fairdeckd.local-<8 random hex digits>)")
+      ->check([](const std::string& v) -> std::string {
+        return fairdeck::tlog::valid_key_name(v) ? "" : "a log name has no spaces, '+' or control characters";
+      });
+  auto* log_key_cmd = app.add_subcommand("log-key", "Print the transparency log's verifier key (no key file needed)");
+  log_key_cmd->add_option("--db", so.db, "SQLite file, or postgresql://... URI")->required();
   auto* token = app.add_subcommand("token", "Add another operator token to the store and print it; or list or revoke tokens");
   common(token);
   token->add_flag("--json", json, "Print {\"token\": ...} (--list: [{\"id\": ..., \"created\": ...}])");
@@ -153,6 +162,17 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 3600u));
   serve_cmd->add_option("--writers", so.writers, "PostgreSQL writer connections")->capture_default_str()->check(
       CLI::Range(1u, 64u));
+  std::vector<std::string> witness_keys;
+  serve_cmd->add_option("--witness-key", witness_keys,
+                        "Verifier key of a witness (cosignature/v1) whose cosignatures POST "
+                        "/v1/tables/{t}/checkpoint/cosignatures accepts (repeatable)")
+      ->check([](const std::string& v) -> std::string {
+        try {
+          if (fairdeck::tlog::note_verifier::parse(v).type() == fairdeck::tlog::key_type::cosignature_v1) return "";
+        } catch (const std::exception&) {
+        }
+        return "a witness key is a verifier key of type cosignature/v1 (NAME+KEYID+BASE64)";
+      });
   serve_cmd->add_option("--max-batch", so.max_batch, "Most writes in one group commit")->capture_default_str()->check(
       CLI::Range(std::size_t{1}, std::size_t{100000}));
 
@@ -175,6 +195,12 @@ int main(int argc, char** argv) {
       print_token(add_token(*s), json);
       std::fprintf(stderr, "fairdeckd: created %s and key file %s (mode 0600); keep the key file secret and backed up\n",
                    redact_db(so.db).c_str(), key_path(so).c_str());
+    } else if (log_key_cmd->parsed()) {
+      auto s = open_store_for_tokens(so);
+      const auto v = log_verifier_key(*s);
+      if (!v) throw std::runtime_error("the store has no log key yet; `fairdeckd serve` makes one when it opens the store");
+      fmt::print("{}\n", *v);
+      std::fflush(stdout);
     } else if (token->parsed()) {
       auto s = open_store_for_tokens(so);
       if (list) list_tokens(*s, json);
@@ -182,6 +208,7 @@ int main(int argc, char** argv) {
       else print_token(add_token(*s), json);
     } else {
       ao.max_body = srv.max_body;
+      for (const auto& w : witness_keys) ao.witness_keys.push_back(fairdeck::tlog::note_verifier::parse(w));
       srv.header_timeout = std::chrono::seconds(header_timeout);
       srv.read_timeout = std::chrono::seconds(read_timeout);
       srv.idle_timeout = std::chrono::seconds(idle_timeout);

@@ -40,6 +40,7 @@ json deal_json(const write_result& r, const game_spec& g) {
   }
   const deck_spec spec{rec.decks, rec.jokers};
   report::add_game_json(j, game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
+  j["receipt"] = receipt_json(r);  // the transparency log's receipt (log_tree.hpp), in every deal answer
   return j;
 }
 
@@ -129,6 +130,11 @@ const std::vector<api::route>& api::routes() {
       {"PUT", "/v1/tables/{t}/seats/{s}/client-seed", true, &api::route_seed},
       {"POST", "/v1/tables/{t}/deals", true, &api::route_deal},
       {"POST", "/v1/tables/{t}/rotate", true, &api::route_rotate},
+      {"GET", "/v1/log-key", false, &api::route_log_key},
+      {"GET", "/v1/tables/{t}/checkpoint", false, &api::route_checkpoint},
+      {"POST", "/v1/tables/{t}/checkpoint/cosignatures", false, &api::route_cosign},
+      {"GET", "/v1/tables/{t}/proof/inclusion", false, &api::route_inclusion},
+      {"GET", "/v1/tables/{t}/proof/consistency", false, &api::route_consistency},
       // hands with seat commitments (issue #30): the game server relays for the players
       {"POST", "/v1/tables/{t}/hands", true, &api::route_hand_open},
       {"PUT", "/v1/tables/{t}/hands/{h}/seats/{s}/commit", true, &api::route_hand_commit},

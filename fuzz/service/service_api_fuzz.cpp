@@ -3,7 +3,9 @@
 // token is sent (bits 0-2), the client (bits 3-5) and the listener (bits 6-7); then the target
 // up to the first '\n'; the rest is the body.
 // Invariants checked: every request is answered exactly once with a known status and a
-// JSON body for JSON responses; the table's log always verifies; the live seed never appears.
+// JSON body for JSON responses; the table's log always verifies; the live seed never appears;
+// after every write the table's latest checkpoint is signed by the log key and covers every
+// record (the transparency log's routes: log-key, checkpoint, proofs, cosignatures).
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "fairdeck/service/log_tree.hpp"
 #include "fairdeck/service/store.hpp"
 
 using namespace fairdeck::service;
@@ -25,6 +28,7 @@ struct harness {
   std::unique_ptr<store> s;
   std::unique_ptr<api> handler;
   std::string token;
+  std::optional<fairdeck::tlog::note_verifier> log_key;
   harness() {
     const char* base = std::filesystem::exists("/dev/shm") ? "/dev/shm" : "/tmp";  // cheap fsync
     std::string tmpl = std::string(base) + "/fairdeck-fuzz-XXXXXX";
@@ -36,7 +40,11 @@ struct harness {
     s = open_store(o);
     token = generate_token();
     s->add_token_hash(token_hash(token));
-    handler = std::make_unique<api>(*s);
+    api_options ao;  // one witness, so that cosignatures can be accepted
+    ao.witness_keys.push_back(
+        fairdeck::tlog::note_signer::generate("witness.fuzz", fairdeck::tlog::key_type::cosignature_v1).verifier());
+    handler = std::make_unique<api>(*s, ao);
+    log_key = fairdeck::tlog::note_verifier::parse(log_verifier_key(*s).value());
     (void)s->execute(open_table{2, {}, "demo"});
     (void)s->execute(set_client_seed{"demo", 1, "alice", std::nullopt});
     (void)s->execute(set_client_seed{"demo", 2, "bob", std::nullopt});
@@ -80,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   });
   const auto r = f.get();
   if (calls != 1) std::abort();
-  static const unsigned known[] = {200, 201, 400, 401, 404, 405, 409, 413, 429, 503};
+  static const unsigned known[] = {200, 201, 400, 401, 403, 404, 405, 409, 413, 429, 503};
   if (std::find(std::begin(known), std::end(known), r.status) == std::end(known)) std::abort();
   if (r.content_type == "application/json" && !nlohmann::json::accept(r.body)) std::abort();
   // Exact routing: an empty segment or a trailing slash never reaches a route.
@@ -93,6 +101,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (method != "GET") {
     const auto log = H.s->log("demo", std::nullopt, 1'000'000);
     if (!log || !verify_log(*log).ok) std::abort();
+    const auto cp = checkpoint_with_cosignatures(*H.s, "demo").value();
+    const auto opened = fairdeck::tlog::open_note(cp, std::span(&*H.log_key, 1));
+    if (opened.verified.size() != 1 || fairdeck::tlog::parse_checkpoint(opened.text).size != log->size()) std::abort();
   }
   return 0;
 }

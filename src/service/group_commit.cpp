@@ -82,6 +82,11 @@ void group_committer::await_durable() {
   if (!sync_error_.empty()) throw store_unavailable(sync_error_);
 }
 
+void group_committer::set_log(std::shared_ptr<const tlog::note_signer> signer) {
+  std::lock_guard lock(mutex_);
+  log_signer_ = std::move(signer);
+}
+
 void group_committer::check_sync() const {
   std::lock_guard lock(mutex_);
   if (!sync_error_.empty()) throw store_unavailable(sync_error_);
@@ -164,7 +169,8 @@ namespace {
 // that table loads (and locks) the row again.
 class batch_tx final : public transaction {
  public:
-  explicit batch_tx(transaction& inner) : inner_(inner) {}
+  // `log`: the tree kept with the records (log_tree.hpp), or null.
+  batch_tx(transaction& inner, log_writer* log, tree_storage* trees) : inner_(inner), log_(log), trees_(trees) {}
   std::optional<table_state> load(std::string_view id) override {
     if (auto it = cache_.find(std::string(id)); it != cache_.end()) return it->second;
     auto t = inner_.load(id);
@@ -184,9 +190,16 @@ class batch_tx final : public transaction {
     cache_[t.id] = t;
     dirty_.insert(t.id);
   }
-  void append(const record& r) override { inner_.append(r); }
-  void keep() { undo_.clear(); }  // the write succeeded
-  void undo() {                   // the write was rolled back
+  void append(const record& r) override {
+    inner_.append(r);
+    if (log_) log_->append(*trees_, r);  // every record is a leaf, in the record's transaction
+  }
+  void keep() {  // the write succeeded
+    undo_.clear();
+    if (log_) log_->keep();
+  }
+  void undo() {  // the write was rolled back
+    if (log_) log_->undo();
     for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
       if (it->before) cache_[it->id] = *it->before;
       else cache_.erase(it->id);
@@ -210,6 +223,8 @@ class batch_tx final : public transaction {
     undo_.push_back(saved{id, it == cache_.end() ? std::nullopt : std::optional(it->second), dirty_.contains(id)});
   }
   transaction& inner_;
+  log_writer* log_;
+  tree_storage* trees_;
   std::map<std::string, table_state> cache_;
   std::set<std::string> dirty_;
   std::vector<saved> undo_;
@@ -228,8 +243,12 @@ void group_committer::run_batch(std::vector<item>& batch) {
   std::string error;
   const bool deferred = backend_->deferred_sync();
   bool refused = false;
+  std::optional<log_writer> log;
+  tree_storage* trees = nullptr;
+  std::map<std::string, std::shared_ptr<const tree_batch>> trees_after;
   {
     std::lock_guard lock(mutex_);
+    if (log_signer_ && (trees = backend_->trees()) != nullptr) log.emplace(log_signer_);
     refused = !sync_error_.empty();  // after a failed sync nothing more is written
     if (refused) error = sync_error_;
     if (deferred) ++commit_gen_;  // before COMMIT: a reader that sees this batch waits for its sync
@@ -244,7 +263,8 @@ void group_committer::run_batch(std::vector<item>& batch) {
     backoff = false;
     try {
       backend_->begin();
-      batch_tx tx(backend_->tx());
+      if (log) log->begin();
+      batch_tx tx(backend_->tx(), log ? &*log : nullptr, trees);
       for (const std::size_t i : order) {
         if (isolate) backend_->savepoint();
         try {
@@ -262,6 +282,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
         if (isolate) backend_->release();
       }
       tx.write_back();
+      if (log) trees_after = log->finish(*trees);  // one signed checkpoint per table, in this transaction
       backend_->commit();
       break;
     } catch (const write_failed&) {
@@ -277,6 +298,10 @@ void group_committer::run_batch(std::vector<item>& batch) {
   }
   if (!error.empty())
     for (auto& r : results) r = failure(outcome::unavailable, fmt::format("store unavailable: {}", error));
+  else
+    for (auto& r : results)
+      if (r.rec)
+        if (const auto it = trees_after.find(r.rec->table); it != trees_after.end()) r.log = it->second;
   {
     std::lock_guard lock(mutex_);
     ++stats_.batches;

@@ -97,10 +97,15 @@ void init_store(const store_options& o) {
   const bool pg = is_postgres_uri(o.db);
   if (!pg && std::filesystem::exists(o.db))
     throw std::runtime_error(fmt::format("{} already exists: a store is created once (add_token_hash adds tokens to it)", o.db));
+  const std::string log_name = o.log_name.empty() ? default_log_name() : o.log_name;
+  if (!tlog::valid_key_name(log_name))
+    throw std::runtime_error(fmt::format("the log name '{}' is not a note key name (no spaces, '+' or control characters)", log_name));
   const auto key = create_key_file(kp);  // O_EXCL: never replaces a key that sealed live seeds
   try {
     if (pg) create_pg_store(o, key_check_value(key));
     else create_sqlite_store(o, key_check_value(key));
+    // The log key (docs/log-format.md): its seed sealed with the store's key.
+    open_store_for_tokens(o)->set_meta_once(log_key_meta, seal_log_key(tlog::note_signer::generate(log_name), key));
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove(kp, ec);
@@ -117,7 +122,14 @@ void check_key(store& s, const secret_key& key, const std::filesystem::path& key
   };
   auto stored = s.meta(key_check_name);
   if (!stored) {
-    // A store from before the key check: the key must open a seed sealed in it first.
+    // A store from before the key check: the key must open a secret sealed in it first.
+    if (const auto log_key = s.meta(log_key_meta)) {
+      try {
+        (void)open_log_key(*log_key, key);
+      } catch (const seal_error&) {
+        refuse("it does not open the store's log key");
+      }
+    }
     if (const auto id = s.first_table_id()) {
       const auto t = s.table(*id);
       if (!t) refuse("table vanished while checking");
@@ -137,6 +149,11 @@ std::unique_ptr<store> open_store(const store_options& o) {
   auto key = read_key_file(kp);
   auto s = is_postgres_uri(o.db) ? open_pg_store(o, key) : open_sqlite_store(o, key);
   check_key(*s, key, kp);
+  // A store from before the log gets its key here (the first writer wins), and its trees.
+  auto log_key = s->meta(log_key_meta);
+  if (!log_key)
+    log_key = s->set_meta_once(log_key_meta, seal_log_key(tlog::note_signer::generate(default_log_name()), key));
+  s->start_log(std::make_shared<const tlog::note_signer>(open_log_key(*log_key, key)));
   return s;
 }
 

@@ -4,7 +4,9 @@
 // one's commit and then reads the advanced nonce (READ COMMITTED re-reads a locked row).
 // UNIQUE(table_id, nonce) makes a reused nonce impossible even if that logic were wrong.
 // Deadlocks between batches that lock tables in different orders are retried as a whole.
+#include <map>
 #include <mutex>
+#include <span>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -26,6 +28,16 @@ CREATE TABLE fairdeck_records(table_id TEXT NOT NULL, seq BIGINT NOT NULL, nonce
   PRIMARY KEY(table_id, seq));
 CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) WHERE nonce IS NOT NULL;
 CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
+)sql";
+
+// The transparency log (log_tree.hpp), added to older stores when they are opened.
+constexpr const char* tree_schema_sql = R"sql(
+CREATE TABLE IF NOT EXISTS fairdeck_tree_heads(table_id TEXT PRIMARY KEY, size BIGINT NOT NULL, frontier TEXT NOT NULL,
+  checkpoint TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS fairdeck_tree_nodes(table_id TEXT NOT NULL, level INTEGER NOT NULL, idx BIGINT NOT NULL,
+  hash BYTEA NOT NULL, PRIMARY KEY(table_id, level, idx));
+CREATE TABLE IF NOT EXISTS fairdeck_cosignatures(table_id TEXT NOT NULL, size BIGINT NOT NULL, root TEXT NOT NULL,
+  witness TEXT NOT NULL, line TEXT NOT NULL, PRIMARY KEY(table_id, size, root, witness));
 )sql";
 
 std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
@@ -54,6 +66,16 @@ void prepare_all(pqxx::connection& c) {
             "UPDATE fairdeck_tables SET sealed_seed = $2, commitment = $3, next_nonce = $4, next_seq = $5, "
             "head_hash = $6, seat_seeds = $7, hands = $8 WHERE id = $1");
   c.prepare("append_deal", "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, $3, $4, $5)");
+  c.prepare("head_load", "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1 FOR UPDATE");
+  c.prepare("head_save",
+            "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES($1, $2, $3, $4) "
+            "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
+            "checkpoint = excluded.checkpoint");
+  // One statement per batch and table: the nodes as three arrays (hashes in hex).
+  c.prepare("nodes_insert",
+            "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT $1, l, i, decode(h, 'hex') "
+            "FROM unnest($2::int[], $3::bigint[], $4::text[]) AS n(l, i, h) ON CONFLICT DO NOTHING");
+  c.prepare("record_hashes", "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
   c.prepare("append_other",
             "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, NULL, $3, $4)");
 }
@@ -75,7 +97,18 @@ std::optional<table_state> read_table(const pqxx::result& r, std::string_view id
   return t;
 }
 
-class pg_backend final : public batch_backend, public transaction {
+// "{a,b,c}": a PostgreSQL array literal of numbers or hex strings.
+template <class T, class F>
+std::string array_literal(std::span<const T> items, F&& fn) {
+  std::string out = "{";
+  for (const auto& x : items) {
+    if (out.size() > 1) out += ',';
+    out += fn(x);
+  }
+  return out + "}";
+}
+
+class pg_backend final : public batch_backend, public transaction, public tree_storage {
  public:
   explicit pg_backend(std::string uri) : uri_(std::move(uri)) {}
 
@@ -108,6 +141,7 @@ class pg_backend final : public batch_backend, public transaction {
            dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
   }
   transaction& tx() override { return *this; }
+  tree_storage* trees() noexcept override { return this; }
 
   std::optional<table_state> load(std::string_view id) override {
     return read_table(tx_->exec_prepared("load", std::string(id)), id);
@@ -130,6 +164,37 @@ class pg_backend final : public batch_backend, public transaction {
       tx_->exec_prepared("append_other", rec.table, as_db(rec.seq), canonical_text(rec), rec.hash);
   }
 
+  // ---- tree_storage ----
+  std::optional<head> load_head(std::string_view table) override {
+    const auto r = tx_->exec_prepared("head_load", std::string(table));
+    if (r.empty()) return std::nullopt;
+    return head{tlog::frontier::from_text(r[0][0].as<std::string>()), r[0][1].as<std::string>()};
+  }
+  void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override {
+    tx_->exec_prepared("head_save", std::string(table), as_db(tree.size()), tree.to_text(), std::string(checkpoint));
+  }
+  void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override {
+    if (nodes.empty()) return;
+    using row = std::pair<node_ref, tlog::hash>;
+    tx_->exec_prepared("nodes_insert", std::string(table),
+                       array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); }),
+                       array_literal(nodes, [](const row& n) { return std::to_string(n.first.second); }),
+                       array_literal(nodes, [](const row& n) { return tlog::to_hex(n.second); }));
+  }
+  std::vector<std::string> record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) override {
+    std::vector<std::string> out;
+    for (const auto& row : tx_->exec_prepared("record_hashes", std::string(table), as_db(from), as_db(to)))
+      out.push_back(row[0].as<std::string>());
+    return out;
+  }
+  std::vector<std::pair<std::string, std::uint64_t>> tables_behind() override {
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    for (const auto& row : tx_->exec("SELECT t.id, t.next_seq FROM fairdeck_tables t LEFT JOIN fairdeck_tree_heads h "
+                                     "ON h.table_id = t.id WHERE h.size IS NULL OR h.size <> t.next_seq ORDER BY t.id"))
+      out.emplace_back(row[0].as<std::string>(), from_db(row[1].as<std::int64_t>()));
+    return out;
+  }
+
  private:
   std::string uri_;
   std::unique_ptr<pqxx::connection> conn_;
@@ -142,6 +207,7 @@ class pg_store final : public store {
     with_reader([](pqxx::nontransaction& n) {
       const auto r = n.exec("SELECT value FROM fairdeck_meta WHERE key = 'schema'");
       if (r.empty() || r[0][0].as<std::string>() != "1") throw std::runtime_error("not a fairdeckd store");
+      n.exec(tree_schema_sql);  // a store from before the log gets its tables
     });
     // A store from before hands (issue #30) gets the column on open (several processes may
     // race to add it: IF NOT EXISTS, and the check first so an up-to-date store takes no lock).
@@ -252,6 +318,86 @@ class pg_store final : public store {
     return out;
   }
 
+  // ---- the transparency log ----
+  std::optional<log_head> tree_head(std::string_view table) override {
+    std::optional<log_head> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      const auto r = n.exec_params("SELECT size, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1", std::string(table));
+      if (!r.empty()) out = log_head{from_db(r[0][0].as<std::int64_t>()), r[0][1].as<std::string>()};
+      else if (!n.exec_params("SELECT 1 FROM fairdeck_tables WHERE id = $1", std::string(table)).empty()) out = log_head{};
+    });
+    return out;
+  }
+
+  std::vector<tlog::hash> tree_nodes(std::string_view table, std::span<const node_ref> refs) override {
+    std::map<node_ref, tlog::hash> found;
+    std::vector<node_ref> leaves, inner;
+    for (const auto& r : refs) (r.first == 0 ? leaves : inner).push_back(r);
+    const auto numbers = [](std::span<const node_ref> v, bool level) {
+      return array_literal(v, [level](const node_ref& r) { return std::to_string(level ? r.first : r.second); });
+    };
+    with_reader([&](pqxx::nontransaction& n) {
+      if (!leaves.empty())
+        for (const auto& row : n.exec_params("SELECT seq, hash FROM fairdeck_records WHERE table_id = $1 AND seq = ANY($2::bigint[])",
+                                             std::string(table), numbers(leaves, false)))
+          found[{0, from_db(row[0].as<std::int64_t>())}] = record_leaf(row[1].as<std::string>());
+      if (!inner.empty())
+        for (const auto& row : n.exec_params(
+                 "SELECT level, idx, encode(hash, 'hex') FROM fairdeck_tree_nodes WHERE table_id = $1 AND (level, idx) IN "
+                 "(SELECT * FROM unnest($2::int[], $3::bigint[]))",
+                 std::string(table), numbers(inner, true), numbers(inner, false)))
+          if (auto h = tlog::hash_from_hex(row[2].as<std::string>()))
+            found[{row[0].as<unsigned>(), from_db(row[1].as<std::int64_t>())}] = *h;
+    });
+    std::vector<tlog::hash> out;
+    out.reserve(refs.size());
+    for (const auto& r : refs) {
+      const auto it = found.find(r);
+      if (it == found.end())
+        throw store_unavailable(fmt::format("the tree of table '{}' lacks node ({}, {})", table, r.first, r.second));
+      out.push_back(it->second);
+    }
+    return out;
+  }
+
+  void add_cosignature(std::string_view table, std::uint64_t size, const tlog::hash& root, std::string_view witness,
+                       std::string_view line) override {
+    with_reader([&](pqxx::nontransaction& n) {
+      n.exec_params("INSERT INTO fairdeck_cosignatures(table_id, size, root, witness, line) VALUES($1, $2, $3, $4, $5) "
+                    "ON CONFLICT (table_id, size, root, witness) DO UPDATE SET line = excluded.line",
+                    std::string(table), as_db(size), tlog::to_hex(root), std::string(witness), std::string(line));
+    });
+  }
+
+  std::vector<std::string> cosignatures(std::string_view table, std::uint64_t size, const tlog::hash& root) override {
+    std::vector<std::string> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      for (const auto& row : n.exec_params("SELECT line FROM fairdeck_cosignatures WHERE table_id = $1 AND size = $2 AND "
+                                           "root = $3 ORDER BY witness",
+                                           std::string(table), as_db(size), tlog::to_hex(root)))
+        out.push_back(row[0].as<std::string>());
+    });
+    return out;
+  }
+
+  void start_log(std::shared_ptr<const tlog::note_signer> signer) override {
+    if (committers_.empty()) return;
+    pg_backend b(uri_);
+    for (int attempt = 0;; ++attempt) {
+      try {
+        b.begin();
+        build_missing_trees(b, *signer);
+        b.commit();
+        break;
+      } catch (const std::exception& e) {
+        b.rollback();
+        if (attempt >= 4 || !b.retryable(e))
+          throw store_unavailable(scrub_password(fmt::format("cannot build the log's trees: {}", first_line(e.what())), uri_));
+      }
+    }
+    for (auto& c : committers_) c->set_log(signer);
+  }
+
   void ping() override {
     with_reader([](pqxx::nontransaction& n) { n.exec("SELECT 1"); });
   }
@@ -307,6 +453,7 @@ void create_pg_store(const store_options& o, std::string_view key_check) {
   try {
     pqxx::work w(*c);
     w.exec(schema_sql);
+    w.exec(tree_schema_sql);
     w.exec_params("INSERT INTO fairdeck_meta(key, value) VALUES('key_check', $1)", std::string(key_check));
     w.commit();
   } catch (const std::exception& e) {

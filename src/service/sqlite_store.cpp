@@ -40,6 +40,16 @@ CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) 
 CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
 )sql";
 
+// The transparency log (log_tree.hpp), added to older stores when they are opened.
+constexpr const char* tree_schema_sql = R"sql(
+CREATE TABLE IF NOT EXISTS fairdeck_tree_heads(table_id TEXT PRIMARY KEY, size INTEGER NOT NULL, frontier TEXT NOT NULL,
+  checkpoint TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS fairdeck_tree_nodes(table_id TEXT NOT NULL, level INTEGER NOT NULL, idx INTEGER NOT NULL,
+  hash BLOB NOT NULL, PRIMARY KEY(table_id, level, idx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fairdeck_cosignatures(table_id TEXT NOT NULL, size INTEGER NOT NULL, root TEXT NOT NULL,
+  witness TEXT NOT NULL, line TEXT NOT NULL, PRIMARY KEY(table_id, size, root, witness)) WITHOUT ROWID;
+)sql";
+
 [[noreturn]] void fail(sqlite3* db, std::string_view what) {
   throw store_unavailable(fmt::format("sqlite {}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
 }
@@ -81,6 +91,16 @@ class statement {
   statement& bind(int i, std::int64_t v) {
     check(sqlite3_bind_int64(st_, i, v));
     return *this;
+  }
+  statement& bind(int i, const tlog::hash& h) {
+    check(sqlite3_bind_blob(st_, i, h.data(), static_cast<int>(h.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  [[nodiscard]] std::optional<tlog::hash> blob(int col) const {
+    tlog::hash h{};
+    if (sqlite3_column_bytes(st_, col) != static_cast<int>(h.size())) return std::nullopt;
+    std::memcpy(h.data(), sqlite3_column_blob(st_, col), h.size());
+    return h;
   }
   statement& bind_null(int i) {
     check(sqlite3_bind_null(st_, i));
@@ -149,7 +169,7 @@ std::optional<table_state> read_table(statement& st, std::string_view id) {
   return t;
 }
 
-class sqlite_backend final : public batch_backend, public transaction {
+class sqlite_backend final : public batch_backend, public transaction, public tree_storage {
  public:
   explicit sqlite_backend(const std::string& path)
       : wal_path_(path + "-wal"),
@@ -166,7 +186,15 @@ class sqlite_backend final : public batch_backend, public transaction {
         update_(conn_.db,
                 "UPDATE fairdeck_tables SET sealed_seed = ?2, commitment = ?3, next_nonce = ?4, next_seq = ?5, "
                 "head_hash = ?6, seat_seeds = ?7, hands = ?8 WHERE id = ?1"),
-        append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES(?1, ?2, ?3, ?4, ?5)") {
+        append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES(?1, ?2, ?3, ?4, ?5)"),
+        head_load_(conn_.db, "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = ?1"),
+        head_save_(conn_.db,
+                   "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES(?1, ?2, ?3, ?4) "
+                   "ON CONFLICT(table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
+                   "checkpoint = excluded.checkpoint"),
+        node_insert_(conn_.db, "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) VALUES(?1, ?2, ?3, ?4)"),
+        record_hashes_(conn_.db,
+                       "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq") {
     conn_.exec("PRAGMA wal_autocheckpoint=0");  // sqlite_store's checkpoint thread does it
     // COMMIT only writes the WAL; sync() makes it durable off the writer's path (the
     // checkpointer's own connection keeps synchronous=FULL: it syncs the WAL before copying
@@ -219,6 +247,7 @@ class sqlite_backend final : public batch_backend, public transaction {
     run(release_);
   }
   transaction& tx() override { return *this; }
+  tree_storage* trees() noexcept override { return this; }
 
   std::optional<table_state> load(std::string_view id) override { return read_table(load_, id); }
   void insert(const table_state& t) override {
@@ -246,6 +275,41 @@ class sqlite_backend final : public batch_backend, public transaction {
     append_.step();
   }
 
+  // ---- tree_storage ----
+  std::optional<head> load_head(std::string_view table) override {
+    resetter r{head_load_};
+    head_load_.bind(1, table);
+    if (!head_load_.step()) return std::nullopt;
+    return head{tlog::frontier::from_text(head_load_.text(0)), head_load_.text(1)};
+  }
+  void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override {
+    resetter r{head_save_};
+    head_save_.bind(1, table).bind(2, as_db(tree.size())).bind(3, tree.to_text()).bind(4, checkpoint);
+    head_save_.step();
+  }
+  void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override {
+    for (const auto& [ref, h] : nodes) {
+      resetter r{node_insert_};
+      node_insert_.bind(1, table).bind(2, std::int64_t{ref.first}).bind(3, as_db(ref.second)).bind(4, h);
+      node_insert_.step();
+    }
+  }
+  std::vector<std::string> record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) override {
+    resetter r{record_hashes_};
+    record_hashes_.bind(1, table).bind(2, as_db(from)).bind(3, as_db(to));
+    std::vector<std::string> out;
+    while (record_hashes_.step()) out.push_back(record_hashes_.text(0));
+    return out;
+  }
+  std::vector<std::pair<std::string, std::uint64_t>> tables_behind() override {
+    statement st(conn_.db,
+                 "SELECT t.id, t.next_seq FROM fairdeck_tables t LEFT JOIN fairdeck_tree_heads h ON h.table_id = t.id "
+                 "WHERE h.size IS NULL OR h.size <> t.next_seq ORDER BY t.id");
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    while (st.step()) out.emplace_back(st.text(0), from_db(st.integer(1)));
+    return out;
+  }
+
  private:
   static void run(statement& s) {
     resetter r{s};
@@ -257,6 +321,7 @@ class sqlite_backend final : public batch_backend, public transaction {
   dev_t wal_dev_ = 0;
   connection conn_;
   statement begin_, commit_, savepoint_, release_, rollback_to_, load_, insert_, update_, append_;
+  statement head_load_, head_save_, node_insert_, record_hashes_;
 };
 
 class sqlite_store final : public store {
@@ -266,6 +331,8 @@ class sqlite_store final : public store {
       connection c(path_, false);  // checks the schema is there
       statement s(c.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'");
       if (!s.step() || s.text(0) != "1") throw std::runtime_error(fmt::format("{} is not a fairdeckd store", path_));
+      s.reset();
+      c.exec(tree_schema_sql);  // a store from before the log gets its tables
     }
     add_hands_column();
     if (key) {
@@ -386,6 +453,86 @@ class sqlite_store final : public store {
     return s.text(0);
   }
 
+  // ---- the transparency log ----
+  std::optional<log_head> tree_head(std::string_view table) override {
+    std::optional<log_head> out;
+    {
+      auto r = reader();
+      statement s(r->db, "SELECT size, checkpoint FROM fairdeck_tree_heads WHERE table_id = ?1");
+      s.bind(1, table);
+      if (s.step()) {
+        out = log_head{from_db(s.integer(0)), s.text(1)};
+      } else {
+        statement exists(r->db, "SELECT 1 FROM fairdeck_tables WHERE id = ?1");
+        exists.bind(1, table);
+        if (exists.step()) out = log_head{};
+      }
+    }
+    if (committer_) committer_->await_durable();  // only what a power loss cannot take back
+    return out;
+  }
+
+  std::vector<tlog::hash> tree_nodes(std::string_view table, std::span<const node_ref> refs) override {
+    auto r = reader();
+    statement leaf(r->db, "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq = ?2");
+    statement node(r->db, "SELECT hash FROM fairdeck_tree_nodes WHERE table_id = ?1 AND level = ?2 AND idx = ?3");
+    std::vector<tlog::hash> out;
+    out.reserve(refs.size());
+    for (const auto& [level, index] : refs) {
+      std::optional<tlog::hash> h;
+      if (level == 0) {
+        resetter rs{leaf};
+        leaf.bind(1, table).bind(2, as_db(index));
+        if (leaf.step()) h = record_leaf(leaf.text(0));
+      } else {
+        resetter rs{node};
+        node.bind(1, table).bind(2, std::int64_t{level}).bind(3, as_db(index));
+        if (node.step()) h = node.blob(0);
+      }
+      if (!h) throw store_unavailable(fmt::format("the tree of table '{}' lacks node ({}, {})", table, level, index));
+      out.push_back(*h);
+    }
+    return out;
+  }
+
+  void add_cosignature(std::string_view table, std::uint64_t size, const tlog::hash& root, std::string_view witness,
+                       std::string_view line) override {
+    connection c(path_, false);  // synchronous=FULL: durable when it returns
+    statement s(c.db,
+                "INSERT INTO fairdeck_cosignatures(table_id, size, root, witness, line) VALUES(?1, ?2, ?3, ?4, ?5) "
+                "ON CONFLICT(table_id, size, root, witness) DO UPDATE SET line = excluded.line");
+    s.bind(1, table).bind(2, as_db(size)).bind(3, tlog::to_hex(root)).bind(4, witness).bind(5, line);
+    s.step();
+  }
+
+  std::vector<std::string> cosignatures(std::string_view table, std::uint64_t size, const tlog::hash& root) override {
+    auto r = reader();
+    statement s(r->db,
+                "SELECT line FROM fairdeck_cosignatures WHERE table_id = ?1 AND size = ?2 AND root = ?3 ORDER BY witness");
+    s.bind(1, table).bind(2, as_db(size)).bind(3, tlog::to_hex(root));
+    std::vector<std::string> out;
+    while (s.step()) out.push_back(s.text(0));
+    return out;
+  }
+
+  void start_log(std::shared_ptr<const tlog::note_signer> signer) override {
+    if (!committer_) return;
+    committer_->flush();
+    {
+      sqlite_backend b(path_);  // the committer is idle: this connection takes the write lock
+      b.begin();
+      try {
+        build_missing_trees(b, *signer);
+        b.commit();
+      } catch (...) {
+        b.rollback();
+        throw;
+      }
+      b.sync();
+    }
+    committer_->set_log(std::move(signer));
+  }
+
   void ping() override {
     auto r = reader();
     statement s(r->db, "SELECT count(*) FROM fairdeck_meta");
@@ -466,6 +613,7 @@ void create_sqlite_store(const store_options& o, std::string_view key_check) {
   connection c(o.db, true);
   c.exec("BEGIN IMMEDIATE");
   c.exec(schema_sql);
+  c.exec(tree_schema_sql);
   {
     statement s(c.db, "INSERT INTO fairdeck_meta(key, value) VALUES('key_check', ?1)");
     s.bind(1, key_check);

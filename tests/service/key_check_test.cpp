@@ -61,13 +61,24 @@ TEST_F(key_fixture, AnOlderStoreIsCheckedAgainstASealedSeedThenRemembersItsKey) 
 
 TEST_F(key_fixture, AnOlderStoreWithoutTablesTakesTheKey) {
   s.reset();
-  run_sql(opts.db, "DELETE FROM fairdeck_meta WHERE key = 'key_check'");
+  // A store from before the key check had no log key either.
+  run_sql(opts.db, "DELETE FROM fairdeck_meta WHERE key IN ('key_check', 'log_key')");
   other_key_file();
   s = open_store(opts);  // nothing is sealed yet: any key is this store's key from now on
   EXPECT_EQ(s->meta("key_check"), key_check_value(read_key_file(key_file())));
   s.reset();
   right_key_file();
   EXPECT_THROW((void)open_store(opts), wrong_key);
+}
+
+// A store without the key check but with a log key: the key must open the log key.
+TEST_F(key_fixture, WithoutTheKeyCheckTheLogKeyChecksTheKey) {
+  s.reset();
+  run_sql(opts.db, "DELETE FROM fairdeck_meta WHERE key = 'key_check'");
+  other_key_file();
+  EXPECT_THROW((void)open_store(opts), wrong_key);
+  right_key_file();
+  EXPECT_NO_THROW((void)open_store(opts));
 }
 
 // The seed sealed in one table's row, copied into another's (with or without its commitment),

@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "fairdeck/service/log_tree.hpp"
 #include "fairdeck/service/records.hpp"
 #include "fairdeck/service/secrets.hpp"
 #include "fairdeck/service/table.hpp"
@@ -65,6 +66,8 @@ class batch_backend {
   // May this failure go away if the whole batch is retried (deadlock, serialization)?
   [[nodiscard]] virtual bool retryable(const std::exception&) const noexcept { return false; }
   virtual transaction& tx() = 0;
+  // The transparency log's tables on this connection (log_tree.hpp); nullptr: none.
+  virtual tree_storage* trees() noexcept { return nullptr; }
   // Deferred durability (group commit, pipelined): commit() makes a batch visible but not
   // yet durable, and sync() — called from another thread, never touching the connection —
   // makes every batch whose commit returned before the call durable. The writer then runs
@@ -100,6 +103,9 @@ class group_committer {
   void await_durable();
   // Throws store_unavailable if a sync has failed; never waits.
   void check_sync() const;
+  // From now on every batch keeps the tables' trees and signs their checkpoints with `signer`
+  // (log_tree.hpp). Before: no tree is kept.
+  void set_log(std::shared_ptr<const tlog::note_signer> signer);
 
  private:
   struct item {
@@ -117,6 +123,7 @@ class group_committer {
 
   std::unique_ptr<batch_backend> backend_;
   secret_key key_;
+  std::shared_ptr<const tlog::note_signer> log_signer_;  // under mutex_
   std::size_t max_batch_;
   std::size_t max_queue_;
   mutable std::mutex mutex_;
@@ -167,6 +174,21 @@ class store {
   virtual std::string set_meta_once(std::string_view name, std::string_view value) = 0;
   // The smallest table id, or nullopt when the store has no table.
   [[nodiscard]] virtual std::optional<std::string> first_table_id() = 0;
+  // ---- the transparency log (log_tree.hpp); the defaults: a store that keeps none ----
+  // The table's tree size and latest signed checkpoint (durable); nullopt: no such table.
+  [[nodiscard]] virtual std::optional<log_head> tree_head(std::string_view table);
+  // The stored nodes (level 0: the leaf hash of record `index`), in the order asked. Throws
+  // store_unavailable when one is missing.
+  [[nodiscard]] virtual std::vector<tlog::hash> tree_nodes(std::string_view table, std::span<const node_ref> refs);
+  // Keeps (durably) the cosignature line of `witness` ("name+keyid") on the checkpoint
+  // (size, root) of the table, replacing that witness's earlier one on it.
+  virtual void add_cosignature(std::string_view table, std::uint64_t size, const tlog::hash& root,
+                               std::string_view witness, std::string_view line);
+  [[nodiscard]] virtual std::vector<std::string> cosignatures(std::string_view table, std::uint64_t size,
+                                                              const tlog::hash& root);
+  // Builds the trees a store from before the log lacks, then makes every later write keep
+  // them, signed by `signer`. Called once, before serving.
+  virtual void start_log(std::shared_ptr<const tlog::note_signer> signer);
   virtual void ping() = 0;  // throws store_unavailable when the database cannot be used
   [[nodiscard]] virtual commit_stats stats() const = 0;
   virtual void flush() = 0;  // waits for queued writes to be committed and answered
@@ -178,6 +200,7 @@ struct store_options {
   std::string key_file;  // default: "<db>.key" for SQLite; required for PostgreSQL
   std::size_t max_batch = 1024;
   std::size_t max_queue = 1 << 16;
+  std::string log_name;  // init: the log key's name (empty: default_log_name())
   unsigned writers = 2;  // PostgreSQL: writer connections (SQLite always has one)
 };
 
@@ -200,6 +223,9 @@ void init_store(const store_options& o);
 // from before the key check has none: the key must then open the seed sealed on the first
 // table (by id), and its check value is stored (a store without tables takes the key).
 [[nodiscard]] std::unique_ptr<store> open_store(const store_options& o);
+// The store's log verifier key text (no key file needed); nullopt for a store that has not
+// been opened since the log was added.
+[[nodiscard]] std::optional<std::string> log_verifier_key(store& s);
 // Opens only for token administration (no key file needed: tokens are not sealed).
 [[nodiscard]] std::unique_ptr<store> open_store_for_tokens(const store_options& o);
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,8 @@
 #include "fairdeck/service/secrets.hpp"
 
 namespace fairdeck::service {
+
+class tree_batch;  // log_tree.hpp
 
 inline constexpr unsigned max_seats = 100;
 
@@ -149,6 +152,7 @@ struct write_result {
   unsigned seats = 0;        // deal: for games
   std::uint64_t hand = 0;    // hand writes: the hand
   bool repeated = false;     // commit/reveal: the same value again; answered, nothing written
+  std::shared_ptr<const tree_batch> log;  // the record's tree after its batch (receipt_json)
 };
 
 [[nodiscard]] write_result failure(outcome code, std::string error);
