@@ -265,10 +265,12 @@ transparency_check verify_transparency(const tlog::note_verifier& log_key, const
           bool unused = false;
           rc.ok = check_against_log(sc, "the checkpoint of receipt " + t.name, unused);
         } else if (r.seq >= end) {
+          opened.push_back({"the checkpoint of receipt " + t.name, sc.cp});
           fail(fmt::format("record {} is not in the log (it has {} records): the log was cut or rolled back after "
                            "the receipt",
                            r.seq, end));
         } else if (const record& in_log = log[r.seq - out.first_seq]; in_log.hash != r.hash) {
+          opened.push_back({"the checkpoint of receipt " + t.name, sc.cp});
           fail(fmt::format("the log's record {} is not the one the receipt proves (hash {} in the log, {} in the "
                            "receipt): the deal was rewritten, or rolled back and dealt again",
                            r.seq, short_hex(in_log.hash), short_hex(r.hash)));
