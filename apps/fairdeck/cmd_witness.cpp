@@ -155,6 +155,7 @@ http_answer exchange(const base_url& base, http::verb verb, const std::string& t
     stream.socket().close(ignored);
     throw fetch_error(fmt::format("no answer from {} within {} s", where, timeout.count()));
   }
+  if (failure == beast::error::timeout) throw fetch_error(fmt::format("no answer from {} within {} s", where, timeout.count()));
   if (failure) throw fetch_error(fmt::format("{}: {}", where, failure.message()));
   return {parser.get().result_int(), parser.get().body()};
 }
@@ -325,7 +326,7 @@ int run_witness(const witness_options& o) {
 
   const auto now = static_cast<std::uint64_t>(std::time(nullptr));
   const tlog::note_signature cosig = witness->cosign(step.fresh.text, now);
-  fmt::print("{}\n", tlog::signature_line(cosig));
+  fmt::print("{}", tlog::signature_line(cosig));  // ends in "\n"
   if (!o.post) return 0;
   tlog::note n = tlog::parse_note(step.fresh.note);
   n.signatures.push_back(cosig);
