@@ -4,8 +4,8 @@
 // (service::witness_check), stores the new one, and with a witness key prints (and with
 // --post, posts) a C2SP cosignature/v1 line. A log rolled back, truncated, rewritten or forked
 // since the accepted checkpoint: exit 1, both checkpoints kept in DIR as evidence.
-// Exit codes: 0 accepted, 1 conflict or an invalid checkpoint, 2 usage, 3 the service could
-// not be reached or answered with an error (nothing accepted, nothing stored).
+// Exit codes: 0 accepted, 1 conflict or an invalid checkpoint, 2 usage, 4 no verdict: the
+// service could not be reached or answered with an error (nothing accepted, nothing stored).
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -50,7 +50,7 @@ struct witness_options {
   unsigned timeout = 10;
 };
 
-// The service could not be asked (network, timeout, an HTTP error status): exit 3.
+// The service could not be asked (network, timeout, an HTTP error status): exit 4.
 class fetch_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -309,7 +309,7 @@ int run_witness(const witness_options& o) {
     }
   } catch (const fetch_error& e) {
     fmt::print(stderr, "fairdeck: error: {} (nothing accepted)\n", e.what());
-    return 3;
+    return 4;
   }
 
   if (step.outcome == service::witness_outcome::conflict) {
@@ -336,7 +336,7 @@ int run_witness(const witness_options& o) {
     if (a.status != 200) throw fetch_error(fmt::format("the service refused the cosignature ({}: {})", a.status, first_line(a.body)));
   } catch (const fetch_error& e) {
     fmt::print(stderr, "fairdeck: error: {} (the checkpoint is accepted and stored)\n", e.what());
-    return 3;
+    return 4;
   }
   return 0;
 }

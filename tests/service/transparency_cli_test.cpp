@@ -325,11 +325,11 @@ TEST(WitnessCli, UnreachableSilentOrForgedServiceNeverHangsAndAcceptsNothing) {
     svc.serve([](const std::string&) { return std::pair<unsigned, std::string>{0, ""}; });
     const auto start = std::chrono::steady_clock::now();
     const auto r = run_cli(witness_args(svc, state).replace(witness_args(svc, state).find("--timeout 2"), 11, "--timeout 1"));
-    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
     EXPECT_NE(r.err.find("within 1 s"), std::string::npos) << r.err;
     svc.serve([](const std::string&) { return std::pair<unsigned, std::string>{503, "busy"}; });
-    EXPECT_EQ(run_cli(witness_args(svc, state)).exit_code, 3);
+    EXPECT_EQ(run_cli(witness_args(svc, state)).exit_code, 4);
     const auto other = test_signer("fairdeckd.test", 3);
     svc.serve([&](const std::string&) { return std::pair<unsigned, std::string>{200, t.checkpoint(other, 5)}; });
     const auto forged = run_cli(witness_args(svc, state));
@@ -340,7 +340,7 @@ TEST(WitnessCli, UnreachableSilentOrForgedServiceNeverHangsAndAcceptsNothing) {
   EXPECT_EQ(run_cli("witness --url http://127.0.0.1:1 --table demo --key '" + log_key().verifier().text() +
                     "' --state " + state.string())
                 .exit_code,
-            3);
+            4);
   EXPECT_EQ(run_cli("witness --url https://example.org --table demo --key '" + log_key().verifier().text() +
                     "' --state " + state.string())
                 .exit_code,
