@@ -3,7 +3,8 @@
 //   deal    the deck (and hold'em hands) for server seed + client seed + nonce
 //   reveal  prints the seed for publication once its deals are over
 //   verify  anyone re-derives the deal (or a whole sequence of deals, checking that the
-//           nonces are consecutive) from the revealed seed and checks it
+//           nonces are consecutive) from the revealed seed and checks it; --hand: a player
+//           checks a fairdeckd hand's deal answer from their seat (their seed, its commitment)
 #include <memory>
 
 #include <sys/stat.h>
@@ -34,6 +35,10 @@ struct fair_options {
   std::string deck_file;
   std::string deals;        // fair verify --deals FILE|-
   std::string first_nonce;  // fair verify --first-nonce
+  std::string hand;         // fair verify --hand FILE|-
+  unsigned seat = 0;        // --seat
+  std::string my_seed;      // --my-seed
+  std::string my_commitment;  // --my-commitment
   CLI::Option* client_opt = nullptr;
   CLI::Option* nonce_opt = nullptr;
   std::string game;
@@ -134,8 +139,10 @@ int run_reveal(const fair_options& o) {
 }
 
 int run_verify_deals(const fair_options& o);
+int run_verify_hand(const fair_options& o);
 
 int run_verify(const fair_options& o) {
+  if (!o.hand.empty()) return run_verify_hand(o);
   if (!o.deals.empty()) return run_verify_deals(o);
   if (!o.client_opt->count() || !o.nonce_opt->count())
     throw usage_error("fair verify needs --client-seed and --nonce (or --deals FILE for a sequence of deals)");
@@ -313,6 +320,65 @@ int run_verify_deals(const fair_options& o) {
   return ok ? 0 : 1;
 }
 
+// A hand of fairdeckd (docs/provably-fair.md, "Hands no one can grind") checked from one seat:
+// the deal answer of POST /v1/tables/{t}/hands/{h}/deal, the player's own seed and the server
+// seed revealed later.
+int run_verify_hand(const fair_options& o) {
+  if (o.client_opt->count() || o.nonce_opt->count() || !o.deck_text.empty() || !o.deck_file.empty() || !o.deals.empty())
+    throw usage_error("--hand takes the seat seeds, nonce and cards from the deal answer: drop --client-seed, --nonce, "
+                      "--deck, --deck-file and --deals");
+  if (o.seat == 0 || o.my_seed.empty()) throw usage_error("--hand needs --seat (from 1) and --my-seed");
+  const auto seed = fair::server_seed::from_hex(o.seed_hex);
+  (void)fair::parse_hex32(o.commitment, "--commitment");
+  if (!o.my_commitment.empty()) (void)fair::parse_hex32(o.my_commitment, "--my-commitment");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_input(o.hand, max_deals_bytes, "hand file"));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw usage_error(fmt::format("--hand: not JSON ({})", e.what()));
+  }
+  const auto bad = [](std::string_view what) { return usage_error(fmt::format("--hand: {}", what)); };
+  if (!j.is_object() || !j.contains("hand") || !j.contains("seat_seeds") || !j["seat_seeds"].is_array() ||
+      !j.contains("client_seed") || !j["client_seed"].is_string() || !j.contains("nonce") ||
+      !j["nonce"].is_number_unsigned() || !j.contains("cards") || !j["cards"].is_string() ||
+      !j.contains("commitment") || !j["commitment"].is_string())
+    throw bad("expected the deal answer of POST /v1/tables/{t}/hands/{h}/deal (hand, nonce, commitment, "
+              "seat_seeds, client_seed, cards)");
+  fair::dealt_hand hand;
+  for (const auto& s : j["seat_seeds"]) {
+    if (!s.is_string()) throw bad("\"seat_seeds\" holds a non-string");
+    hand.seat_seeds.push_back(s.get<std::string>());
+  }
+  hand.client_seed = j["client_seed"].get<std::string>();
+  hand.nonce = j["nonce"].get<std::uint64_t>();
+  hand.server_commitment = o.commitment;  // the one the player saw when the hand opened
+  const deck_spec spec{j.value("decks", 1u), j.value("jokers", 0u)};
+  try {
+    validate(spec);
+  } catch (const std::invalid_argument& e) {
+    throw bad(e.what());
+  }
+  hand.cards = fair::parse_faces(j["cards"].get<std::string>(), spec);
+  const auto c = fair::check_hand(hand, o.seat, o.my_seed, o.my_commitment, seed, spec);
+  std::vector<std::string> problems;
+  if (!c.ok()) problems = c.describe(spec);
+  if (fair::parse_hex32(j["commitment"].get<std::string>(), "the answer's commitment") !=
+      fair::parse_hex32(o.commitment, "--commitment"))
+    problems.push_back("the deal answer names another commitment than the one given");
+  const bool ok = problems.empty();
+  if (o.json) {
+    print_json({{"verified", ok}, {"hand", j["hand"]}, {"seat", o.seat}, {"nonce", std::to_string(hand.nonce)},
+                {"my_seed_at_my_seat", c.my_seed_at_my_seat}, {"my_commitment_matches", c.my_commitment_matches},
+                {"problems", problems}});
+  } else if (ok) {
+    fmt::print("verified: hand {}, seat {}: my seed was dealt with, the cards re-derive from the revealed seed\n",
+               j["hand"].dump(), o.seat);
+  } else {
+    for (const auto& line : problems) fmt::print("not verified: {}\n", line);
+  }
+  return ok ? 0 : 1;
+}
+
 void add_seed_file_option(CLI::App& cmd, fair_options& o) {
   cmd.add_option("--server-seed-file", o.seed_file, "File written by 'fair commit'")->required();
 }
@@ -368,6 +434,13 @@ void setup(CLI::App& app, int& exit_code) {
                      "Verify a sequence of deals instead: FILE ('-': stdin) with one 'fair deal --json' object or "
                      "fairdeckd deal answer per line, or a JSON array; also checks that the nonces are consecutive");
   verify->add_option("--first-nonce", o->first_nonce, "With --deals: the nonce the sequence must start at");
+  verify->add_option("--hand", o->hand,
+                     "Check a fairdeckd hand from your seat instead: FILE ('-': stdin) with the deal answer of "
+                     "POST .../hands/{h}/deal (docs/provably-fair.md, \"Hands no one can grind\")");
+  verify->add_option("--seat", o->seat, "With --hand: your seat (from 1)");
+  verify->add_option("--my-seed", o->my_seed, "With --hand: the seed your seat committed to and revealed");
+  verify->add_option("--my-commitment", o->my_commitment,
+                     "With --hand: the commitment your seat made (64 hex digits); checked against --my-seed");
   verify->add_flag("--json", o->json, "Machine-readable output (docs/cli-fair.md)");
   verify->callback([o, &exit_code] { exit_code = run_verify(*o); });
 

@@ -145,7 +145,7 @@ void api::count(unsigned status) noexcept {
 void api::write(write_request w, const http_request& req, respond_fn respond,
                 std::function<http_response(write_result&)> ok) {
   const auto start = clock_type::now();
-  const bool is_deal = std::holds_alternative<deal>(w);
+  const bool is_deal = std::holds_alternative<deal>(w) || std::holds_alternative<deal_hand>(w);
   auto finish = [this, start, is_deal, respond = std::move(respond), ok = std::move(ok)](write_result& r) {
     http_response resp;
     if (r.code == outcome::unavailable) {  // the detail (database host, file, errno) is logged, not shown
@@ -176,8 +176,24 @@ http_response api::get_table(std::string_view table) {
   if (!t) return error(404, fmt::format("no table '{}'", table));
   json ready = json::array();
   for (const auto& s : t->seat_seeds) ready.push_back(!s.empty());
-  // Public state only: the sealed seed stays in the store, seat seeds appear in the log.
+  // Public state only: the sealed seed stays in the store, seat seeds appear in the log (a
+  // hand's seeds once revealed; its commitments are public as soon as made).
+  json hand = nullptr;
+  if (t->hand) {
+    json committed = json::array(), revealed = json::array();
+    for (const auto& c : t->hand->commitments) committed.push_back(!c.empty());
+    for (const auto& s : t->hand->seeds) revealed.push_back(!s.empty());
+    hand = json{{"hand", t->hand->hand},
+                {"nonce", t->hand->nonce},
+                {"seat_commitments", t->hand->commitments},
+                {"committed", committed},
+                {"revealed", revealed}};
+  }
   return json_response(200, json{{"table", t->id},
+                                 {"hands", t->hands},
+                                 {"hand", hand},
+                                 {"aborts", t->aborts},
+                                 {"missed_commits", t->missed_commits},
                                  {"seats", t->seats},
                                  {"decks", t->spec.decks},
                                  {"jokers", t->spec.jokers},
@@ -235,7 +251,10 @@ http_response api::get_log(std::string_view table, std::string_view query) {
 namespace {
 
 json chain_json(const log_check& check) {
-  json chain{{"verified", check.ok}, {"deals_verified", check.deals_verified}, {"deals_unrevealed", check.deals_unrevealed}};
+  json chain{{"verified", check.ok}, {"deals_verified", check.deals_verified}, {"deals_unrevealed", check.deals_unrevealed},
+             {"hands", check.hands}, {"hands_dealt", check.hands_dealt}, {"hands_aborted", check.hands_aborted},
+             {"hand_in_progress", check.hand_in_progress ? json(*check.hand_in_progress) : json(nullptr)},
+             {"aborts", check.aborts}, {"missed_commits", check.missed_commits}};
   if (!check.ok) chain.update({{"failed_seq", *check.failed_seq}, {"reason", check.reason}});
   return chain;
 }
@@ -251,6 +270,14 @@ std::string chain_html(std::string_view table, std::uint64_t deals, const log_ch
       "<p class=\"verdict chain\" style=\"border-left-color:#2a7\"><b>Log of table {}: chain verified</b> &#8212; {} deal{}; "
       "hashes, commitments and nonces check out; {} deal{} re-derived from revealed server seeds",
       t, deals, deals == 1 ? "" : "s", check.deals_verified, check.deals_verified == 1 ? "" : "s");
+  if (check.hands > 0) {
+    std::string per_seat;
+    for (std::size_t i = 0; i < check.aborts.size(); ++i)
+      if (check.aborts[i] > 0) per_seat += fmt::format("{}seat {}: {}", per_seat.empty() ? "" : ", ", i + 1, check.aborts[i]);
+    out += fmt::format("; {} hand{} with seat commitments ({} dealt, {} aborted{})", check.hands, check.hands == 1 ? "" : "s",
+                       check.hands_dealt, check.hands_aborted,
+                       per_seat.empty() ? "" : "; reveals withheld in aborted hands, " + per_seat);
+  }
   if (check.deals_unrevealed > 0)
     out += fmt::format("; {} deal{} not checkable yet (dealt under the seed still in force, revealed at the next rotation)",
                        check.deals_unrevealed, check.deals_unrevealed == 1 ? "" : "s");
@@ -359,6 +386,8 @@ std::string api::metrics() {
   counter("fairdeck_tables_opened_total", "Tables opened.", tables_.load());
   counter("fairdeck_rotations_total", "Server seeds rotated (revealed).", rotations_.load());
   counter("fairdeck_client_seeds_set_total", "Seat client seeds set.", seeds_set_.load());
+  counter("fairdeck_hands_opened_total", "Hands with seat commitments opened.", hands_opened_.load());
+  counter("fairdeck_hands_aborted_total", "Hands aborted before every seat revealed.", hands_aborted_.load());
   const auto st = store_.stats();
   counter("fairdeck_store_batches_total", "Group-commit transactions.", st.batches);
   counter("fairdeck_store_writes_total", "Writes in those transactions.", st.writes);

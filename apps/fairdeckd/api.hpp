@@ -94,12 +94,13 @@ class api {
 
  private:
   // The route table (routes.cpp): {method, pattern, needs_auth, handler}. Pattern segments
-  // match exactly; "{t}" is a table id, "{s}" a seat. needs_auth routes live on the operator
+  // match exactly; "{t}" is a table id, "{h}" a hand, "{s}" a seat. needs_auth routes live on the operator
   // listener, the others on the public one; `both` routes (/healthz, /metrics) on both.
   struct route_args {
     const http_request& req;
     std::string_view table;  // {t}
     std::string_view seat;   // {s}
+    std::string_view hand;   // {h}
     std::string_view query;
   };
   // An answer now, or nullopt once `respond` was handed to a write (answered after commit).
@@ -121,6 +122,11 @@ class api {
   std::optional<http_response> route_seed(const route_args&, respond_fn&);
   std::optional<http_response> route_deal(const route_args&, respond_fn&);
   std::optional<http_response> route_rotate(const route_args&, respond_fn&);
+  std::optional<http_response> route_hand_open(const route_args&, respond_fn&);
+  std::optional<http_response> route_hand_commit(const route_args&, respond_fn&);
+  std::optional<http_response> route_hand_reveal(const route_args&, respond_fn&);
+  std::optional<http_response> route_hand_deal(const route_args&, respond_fn&);
+  std::optional<http_response> route_hand_abort(const route_args&, respond_fn&);
   void dispatch(const http_request& req, respond_fn& respond);
   bool authorized(const http_request& req);
   void write(write_request w, const http_request& req, respond_fn respond,
@@ -141,7 +147,7 @@ class api {
   // failed authentications per client in the current minute
   failure_limiter auth_failures_;
   // metrics
-  std::atomic<std::uint64_t> deals_{0}, tables_{0}, rotations_{0}, seeds_set_{0};
+  std::atomic<std::uint64_t> deals_{0}, tables_{0}, rotations_{0}, seeds_set_{0}, hands_opened_{0}, hands_aborted_{0};
   std::array<std::atomic<std::uint64_t>, 7> by_class_{};  // 2xx 4xx(other) 401 429 5xx 413 431
   latency_histogram deal_latency_;
   std::mutex audit_mutex_;

@@ -106,7 +106,25 @@ deal parse_deal(std::string_view body, std::string table) {
 }
 
 void parse_rotate(std::string_view body) {
-  only_keys(parse_object(body, true), {});  // no fields yet: any field is refused, nothing rotates
+  parse_no_fields(body);  // no fields yet: any field is refused, nothing rotates
+}
+
+void parse_no_fields(std::string_view body) { only_keys(parse_object(body, true), {}); }
+
+commit_seat parse_commit(std::string_view body, std::string table, std::uint64_t hand, unsigned seat) {
+  const json j = parse_object(body, false);
+  only_keys(j, {"commitment"});
+  auto c = opt_string(j, "commitment");
+  if (!c) throw bad_body("\"commitment\" (64 hex digits: hex(SHA-256(client seed))) is required");
+  return commit_seat{std::move(table), hand, seat, std::move(*c)};
+}
+
+reveal_seat parse_reveal(std::string_view body, std::string table, std::uint64_t hand, unsigned seat) {
+  const json j = parse_object(body, false);
+  only_keys(j, {"client_seed"});
+  auto seed = opt_string(j, "client_seed");
+  if (!seed) throw bad_body("\"client_seed\" (a string) is required");
+  return reveal_seat{std::move(table), hand, seat, std::move(*seed)};
 }
 
 }  // namespace fairdeck::service

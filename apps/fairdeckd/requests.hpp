@@ -4,6 +4,7 @@
 // line naming the field; nothing else escapes.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,5 +22,11 @@ open_table parse_open(std::string_view body);                                   
 set_client_seed parse_seed(std::string_view body, std::string table, unsigned seat);  // PUT …/client-seed
 deal parse_deal(std::string_view body, std::string table);                            // POST …/deals
 void parse_rotate(std::string_view body);  // POST …/rotate: empty, or a JSON object without fields
+// POST …/hands, …/hands/{h}/abort: empty, or a JSON object without fields
+void parse_no_fields(std::string_view body);
+// PUT …/hands/{h}/seats/{s}/commit: {"commitment": "<64 hex digits>"}
+commit_seat parse_commit(std::string_view body, std::string table, std::uint64_t hand, unsigned seat);
+// PUT …/hands/{h}/seats/{s}/reveal: {"client_seed": "…"}
+reveal_seat parse_reveal(std::string_view body, std::string table, std::uint64_t hand, unsigned seat);
 
 }  // namespace fairdeck::service

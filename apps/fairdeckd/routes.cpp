@@ -24,12 +24,38 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-json deal_json(const write_result& r) {
+// The deal answer of both ways of dealing; `mode` says which: "standing" (standing seeds,
+// the operator is trusted) or "hand" (seat commitments; also `hand`).
+json deal_json(const write_result& r, const game_spec& g) {
   const record& rec = *r.rec;
-  return json{{"table", rec.table},           {"seq", rec.seq},       {"nonce", rec.nonce},
-              {"commitment", rec.commitment}, {"seat_seeds", rec.seat_seeds}, {"client_seed", rec.client_seed},
-              {"decks", rec.decks},           {"jokers", rec.jokers}, {"cards", rec.cards},
-              {"time", rec.time},             {"prev_hash", rec.prev_hash},   {"hash", rec.hash}};
+  json j{{"table", rec.table},           {"seq", rec.seq},       {"nonce", rec.nonce},
+         {"commitment", rec.commitment}, {"seat_seeds", rec.seat_seeds}, {"client_seed", rec.client_seed},
+         {"decks", rec.decks},           {"jokers", rec.jokers}, {"cards", rec.cards},
+         {"time", rec.time},             {"prev_hash", rec.prev_hash},   {"hash", rec.hash}};
+  if (rec.type == record_type::hand_deal) {
+    j["hand"] = rec.hand;
+    j["mode"] = "hand";
+  } else {
+    j["mode"] = "standing";
+  }
+  const deck_spec spec{rec.decks, rec.jokers};
+  report::add_game_json(j, game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
+  return j;
+}
+
+// The hand {h} of a route: 404 unless a canonical integer 1..2^63-1.
+std::optional<std::uint64_t> hand_number(std::string_view h) {
+  const auto v = parse_u64(h, max_url_integer);
+  if (!v || *v < 1) return std::nullopt;
+  return v;
+}
+
+// 404 for a {h} or {s} that names no hand or seat.
+std::optional<http_response> hand_seat_problem(std::string_view h, std::string_view s) {
+  if (!hand_number(h)) return error(404, "no such hand (hands are numbered from 1)");
+  const auto seat = parse_u64(s, max_seats);
+  if (!seat || *seat < 1) return error(404, fmt::format("no such seat (seats are numbered 1..{})", max_seats));
+  return std::nullopt;
 }
 
 http_response store_unavailable_answer(std::string_view detail) {
@@ -64,6 +90,7 @@ bool matches(std::string_view pattern, const std::vector<std::string_view>& part
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if ((*want)[i] == "{t}") c.table = parts[i];
     else if ((*want)[i] == "{s}") c.seat = parts[i];
+    else if ((*want)[i] == "{h}") c.hand = parts[i];
     else if ((*want)[i] != parts[i]) return false;
   }
   out = c;
@@ -102,6 +129,12 @@ const std::vector<api::route>& api::routes() {
       {"PUT", "/v1/tables/{t}/seats/{s}/client-seed", true, &api::route_seed},
       {"POST", "/v1/tables/{t}/deals", true, &api::route_deal},
       {"POST", "/v1/tables/{t}/rotate", true, &api::route_rotate},
+      // hands with seat commitments (issue #30): the game server relays for the players
+      {"POST", "/v1/tables/{t}/hands", true, &api::route_hand_open},
+      {"PUT", "/v1/tables/{t}/hands/{h}/seats/{s}/commit", true, &api::route_hand_commit},
+      {"PUT", "/v1/tables/{t}/hands/{h}/seats/{s}/reveal", true, &api::route_hand_reveal},
+      {"POST", "/v1/tables/{t}/hands/{h}/deal", true, &api::route_hand_deal},
+      {"POST", "/v1/tables/{t}/hands/{h}/abort", true, &api::route_hand_abort},
   };
   return table;
 }
@@ -171,7 +204,7 @@ void api::dispatch(const http_request& req, respond_fn& respond) {
     r.headers.emplace_back("WWW-Authenticate", "Bearer");
     return answer(std::move(r));
   }
-  if (auto r = (this->*(chosen.handler))(route_args{req, caps.table, caps.seat, query}, respond)) answer(std::move(*r));
+  if (auto r = (this->*(chosen.handler))(route_args{req, caps.table, caps.seat, caps.hand, query}, respond)) answer(std::move(*r));
 }
 
 bool api::authorized(const http_request& req) {
@@ -254,12 +287,7 @@ std::optional<http_response> api::route_seed(const route_args& a, respond_fn& re
 std::optional<http_response> api::route_deal(const route_args& a, respond_fn& respond) {
   auto d = parse_deal(a.req.body, std::string(a.table));
   const game_spec g = d.game;
-  write(std::move(d), a.req, std::move(respond), [g](write_result& r) {
-    json j = deal_json(r);
-    const deck_spec spec{r.rec->decks, r.rec->jokers};
-    report::add_game_json(j, game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
-    return json_response(200, j);
-  });
+  write(std::move(d), a.req, std::move(respond), [g](write_result& r) { return json_response(200, deal_json(r, g)); });
   return std::nullopt;
 }
 
@@ -274,6 +302,66 @@ std::optional<http_response> api::route_rotate(const route_args& a, respond_fn& 
                                    {"commitment", rec.next_commitment},
                                    {"seq", rec.seq},
                                    {"hash", rec.hash}});
+  });
+  return std::nullopt;
+}
+
+// ---- hands with seat commitments (operator: the game server relays for its players) ----
+
+std::optional<http_response> api::route_hand_open(const route_args& a, respond_fn& respond) {
+  parse_no_fields(a.req.body);
+  write(open_hand{std::string(a.table)}, a.req, std::move(respond), [this](write_result& r) {
+    hands_opened_.fetch_add(1, std::memory_order_relaxed);
+    const record& rec = *r.rec;
+    return json_response(201, json{{"table", r.table}, {"hand", r.hand}, {"nonce", rec.nonce}, {"commitment", rec.commitment},
+                                   {"seats", rec.seats}, {"seq", rec.seq}, {"hash", rec.hash}});
+  });
+  return std::nullopt;
+}
+
+std::optional<http_response> api::route_hand_commit(const route_args& a, respond_fn& respond) {
+  if (auto bad = hand_seat_problem(a.hand, a.seat)) return bad;
+  const unsigned seat = static_cast<unsigned>(*parse_u64(a.seat, max_seats));
+  auto w = parse_commit(a.req.body, std::string(a.table), *hand_number(a.hand), seat);
+  write(std::move(w), a.req, std::move(respond), [seat](write_result& r) {
+    json j{{"table", r.table}, {"hand", r.hand}, {"seat", seat}, {"repeated", r.repeated}};
+    if (r.rec) j.update({{"commitment", r.rec->seat_commitment}, {"seq", r.rec->seq}, {"hash", r.rec->hash}});
+    return json_response(200, j);
+  });
+  return std::nullopt;
+}
+
+std::optional<http_response> api::route_hand_reveal(const route_args& a, respond_fn& respond) {
+  if (auto bad = hand_seat_problem(a.hand, a.seat)) return bad;
+  const unsigned seat = static_cast<unsigned>(*parse_u64(a.seat, max_seats));
+  auto w = parse_reveal(a.req.body, std::string(a.table), *hand_number(a.hand), seat);
+  write(std::move(w), a.req, std::move(respond), [seat](write_result& r) {
+    json j{{"table", r.table}, {"hand", r.hand}, {"seat", seat}, {"repeated", r.repeated}};
+    if (r.rec) j.update({{"seq", r.rec->seq}, {"hash", r.rec->hash}});
+    return json_response(200, j);
+  });
+  return std::nullopt;
+}
+
+std::optional<http_response> api::route_hand_deal(const route_args& a, respond_fn& respond) {
+  const auto hand = hand_number(a.hand);
+  if (!hand) return error(404, "no such hand (hands are numbered from 1)");
+  const deal d = parse_deal(a.req.body, std::string(a.table));
+  write(deal_hand{d.table, *hand, d.game}, a.req, std::move(respond),
+        [g = d.game](write_result& r) { return json_response(200, deal_json(r, g)); });
+  return std::nullopt;
+}
+
+std::optional<http_response> api::route_hand_abort(const route_args& a, respond_fn& respond) {
+  const auto hand = hand_number(a.hand);
+  if (!hand) return error(404, "no such hand (hands are numbered from 1)");
+  parse_no_fields(a.req.body);
+  write(abort_hand{std::string(a.table), *hand}, a.req, std::move(respond), [this](write_result& r) {
+    hands_aborted_.fetch_add(1, std::memory_order_relaxed);
+    const record& rec = *r.rec;
+    return json_response(200, json{{"table", r.table}, {"hand", r.hand}, {"nonce", rec.nonce},
+                                   {"uncommitted", rec.uncommitted}, {"unrevealed", rec.unrevealed},
+                                   {"seq", rec.seq}, {"hash", rec.hash}});
   });
   return std::nullopt;
 }

@@ -1,7 +1,7 @@
 // Exact path matching for fairdeckd's route table (routes.cpp) and the Authorization header.
 //
 // Guarantee: a path matches a pattern only segment by segment with the same number of
-// segments; "{t}" and "{s}" take any one non-empty segment, every other segment must be equal.
+// segments; "{t}", "{h}" and "{s}" take any one non-empty segment, every other segment must be equal.
 // A path that does not start with '/', has an empty segment ("//", "/a//b") or ends with '/'
 // matches nothing. So a new route can never be answered by another route's handler, whatever
 // its length or method.
@@ -22,6 +22,7 @@ namespace fairdeck::service::routing {
 struct captures {
   std::string_view table;  // {t}
   std::string_view seat;   // {s}
+  std::string_view hand;   // {h}
 };
 [[nodiscard]] bool matches(std::string_view pattern, const std::vector<std::string_view>& parts, captures& out);
 

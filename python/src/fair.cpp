@@ -122,6 +122,39 @@ py::dict verify(const py::object& server_seed, const std::string& commitment, co
   return j;
 }
 
+// A deal answer's cards: text "Ah Kd ..." or a list of names.
+std::vector<card_t> faces_from_python(const py::handle& obj, const deck_spec& spec) {
+  if (py::isinstance<py::str>(obj)) return fair::parse_faces(obj.cast<std::string>(), spec);
+  std::string text;
+  for (const py::handle c : obj) text += c.cast<std::string>() + " ";
+  return fair::parse_faces(text, spec);
+}
+
+py::dict check_hand(const py::dict& answer, unsigned seat, const std::string& my_seed, const py::object& server_seed,
+                    const std::string& my_commitment) {
+  for (const char* key : {"seat_seeds", "client_seed", "nonce", "commitment", "cards"})
+    if (!answer.contains(key)) throw fair::fair_input_error(fmt::format("the deal answer has no \"{}\"", key));
+  const deck_spec spec{answer.contains("decks") ? answer["decks"].cast<unsigned>() : 1u,
+                       answer.contains("jokers") ? answer["jokers"].cast<unsigned>() : 0u};
+  validate(spec);
+  fair::dealt_hand hand;
+  hand.seat_seeds = answer["seat_seeds"].cast<std::vector<std::string>>();
+  hand.client_seed = answer["client_seed"].cast<std::string>();
+  hand.nonce = nonce_from_python(answer["nonce"]);
+  hand.server_commitment = answer["commitment"].cast<std::string>();
+  hand.cards = faces_from_python(answer["cards"], spec);
+  const auto seed = seed_from_python(server_seed);
+  const auto c = fair::check_hand(hand, seat, my_seed, my_commitment, seed, spec);
+  py::dict j;
+  j["verified"] = c.ok();
+  j["my_seed_at_my_seat"] = c.my_seed_at_my_seat;
+  j["my_commitment_matches"] = c.my_commitment_matches;
+  j["client_seed_matches"] = c.client_seed_matches;
+  j["commitment_matches"] = c.deck.commitment_matches;
+  j["problems"] = c.ok() ? std::vector<std::string>{} : c.describe(spec);
+  return j;
+}
+
 }  // namespace
 
 void register_fair(py::module_& m) {
@@ -152,6 +185,22 @@ commitment and re-derive the claimed deck (text "Ah Kd ..." or a list of names o
 faces are compared, so copies in a shoe need not match). Returns a dict: verified,
 commitment_matches, expected_commitment, deck_size, expected_deck_size, first_difference
 (position, expected, got) or None, problems (one line each).
+)doc");
+  // The player's side of a fairdeckd hand with seat commitments (provably-fair.md, "Hands no
+  // one can grind").
+  f.def("fresh_seat_seed", &fair::fresh_seat_seed,
+        "A fresh seat seed for a hand: 64 hex digits from OS entropy. Keep it secret until every seat has committed.");
+  f.def("seat_commitment", &fair::seat_commitment, py::arg("client_seed"),
+        "hex(SHA-256(client seed)): what a seat commits before any seed of the hand is revealed");
+  f.def("seed_matches_commitment", &fair::seed_matches_commitment, py::arg("client_seed"), py::arg("commitment"),
+        "Does the seed hash to the commitment (64 hex digits, either case)? False for anything invalid.");
+  f.def("check_hand", &check_hand, py::arg("answer"), py::arg("seat"), py::arg("my_seed"), py::arg("server_seed"),
+        py::kw_only(), py::arg("my_commitment") = "", R"doc(
+Checks a fairdeckd hand from one seat once its server seed is revealed (as `fairdeck fair
+verify --hand`): `answer` is the deal answer of POST /v1/tables/{t}/hands/{h}/deal (a dict
+with seat_seeds, client_seed, nonce, commitment, cards, and decks, jokers). Returns a dict:
+verified, my_seed_at_my_seat, my_commitment_matches (True when my_commitment is not given),
+client_seed_matches, commitment_matches, problems (one line each).
 )doc");
 }
 

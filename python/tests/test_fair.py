@@ -1,5 +1,7 @@
 """fairdeck.fair: the decks and verdicts of `fairdeck fair` for the same seeds."""
 
+import hashlib
+import json
 import os
 
 import pytest
@@ -87,3 +89,34 @@ def test_bad_input_raises_the_cli_messages(cli, seed_file):
         fairdeck.fair.verify(SEED, "zz", "c", 1, "Ah")
     with pytest.raises(ValueError, match="Qx"):
         fairdeck.fair.verify(SEED, "00" * 32, "c", 1, "Ah Qx")
+
+
+def test_hand_client_side_equals_cli(cli, tmp_path):
+    """The player's side of a fairdeckd hand: a fresh seed, its commitment, the check of a deal
+    answer -- the same verdicts as `fairdeck fair verify --hand`."""
+    mine = fairdeck.fair.fresh_seat_seed()
+    assert len(mine) == 64 and mine != fairdeck.fair.fresh_seat_seed()
+    c = fairdeck.fair.seat_commitment(mine)
+    assert c == hashlib.sha256(mine.encode()).hexdigest()
+    assert fairdeck.fair.seed_matches_commitment(mine, c.upper())
+    assert not fairdeck.fair.seed_matches_commitment(mine + "x", c)
+    assert not fairdeck.fair.seed_matches_commitment(mine, "zz")
+    with pytest.raises(ValueError):
+        fairdeck.fair.seat_commitment("")
+    seeds = ["house", mine, "bot"]
+    d = fairdeck.fair.deal(SEED, seeds, 41)
+    answer = {"hand": 3, "seat_seeds": seeds, "client_seed": d["client_seed"], "nonce": 41,
+              "commitment": d["commitment"], "cards": " ".join(d["cards"]), "decks": 1, "jokers": 0}
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps(answer))
+    base = ["fair", "verify", "--hand", path, "--server-seed", SEED, "--commitment", d["commitment"]]
+    ok = fairdeck.fair.check_hand(answer, 2, mine, SEED, my_commitment=c)
+    want = cli.json(*base, "--seat", 2, "--my-seed", mine, "--my-commitment", c)
+    assert ok["verified"] and want["verified"] and ok["problems"] == want["problems"] == []
+    for seat, commitment in ((1, ""), (2, fairdeck.fair.seat_commitment("other"))):
+        bad = fairdeck.fair.check_hand(answer, seat, mine, SEED, my_commitment=commitment)
+        extra = ["--my-commitment", commitment] if commitment else []
+        want = cli.json(*base, "--seat", seat, "--my-seed", mine, *extra, ok_codes=(1,))
+        assert not bad["verified"] and bad["problems"] == want["problems"]
+    swapped = dict(answer, cards=" ".join(d["cards"][1:2] + d["cards"][0:1] + d["cards"][2:]))
+    assert fairdeck.fair.check_hand(swapped, 2, mine, SEED)["problems"][0].startswith("deck differs at position 0")

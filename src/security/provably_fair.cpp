@@ -61,6 +61,59 @@ std::string combine_client_seeds(std::span<const std::string> seat_seeds) {
   return to_hex(h);
 }
 
+// ---- hands with seat commitments ----
+
+std::string fresh_seat_seed() {
+  std::array<std::uint8_t, seed_bytes> bytes{};
+  os_entropy(std::as_writable_bytes(std::span(bytes)));
+  std::string out = to_hex(bytes);
+  detail::secure_wipe(bytes.data(), bytes.size());
+  return out;
+}
+
+std::string seat_commitment(std::string_view client_seed) {
+  validate_client_seed(client_seed);
+  digest h{};
+  crypto_hash_sha256(h.data(), reinterpret_cast<const unsigned char*>(client_seed.data()), client_seed.size());
+  return to_hex(h);
+}
+
+bool seed_matches_commitment(std::string_view client_seed, std::string_view commitment) noexcept {
+  try {
+    return seat_commitment(client_seed) == to_hex(parse_hex32(commitment, "commitment"));
+  } catch (...) {
+    return false;
+  }
+}
+
+hand_check check_hand(const dealt_hand& hand, unsigned seat, std::string_view my_seed, std::string_view my_commitment,
+                      const server_seed& revealed, const deck_spec& spec) {
+  hand_check c;
+  c.seat_in_range = seat >= 1 && seat <= hand.seat_seeds.size();
+  c.my_seed_at_my_seat = c.seat_in_range && hand.seat_seeds[seat - 1] == my_seed;
+  c.my_commitment_matches = my_commitment.empty() || seed_matches_commitment(my_seed, my_commitment);
+  if (!my_commitment.empty()) (void)parse_hex32(my_commitment, "seat commitment");  // throws on bad text
+  try {
+    c.client_seed_matches = combine_client_seeds(hand.seat_seeds) == hand.client_seed;
+  } catch (const fair_input_error&) {
+    c.client_seed_matches = false;
+  }
+  c.deck = verify(revealed, hand.server_commitment, hand.client_seed, hand.nonce, hand.cards, spec);
+  return c;
+}
+
+std::vector<std::string> hand_check::describe(const deck_spec& spec) const {
+  if (ok()) return {"verified"};
+  std::vector<std::string> lines;
+  if (!seat_in_range) lines.emplace_back("the seat is not one of the hand's seats");
+  else if (!my_seed_at_my_seat) lines.emplace_back("the seed dealt at this seat is not my seed");
+  if (!my_commitment_matches) lines.emplace_back("my seed does not hash to the commitment my seat made");
+  if (!client_seed_matches) lines.emplace_back("the hand's client seed is not the combination of the seat seeds");
+  if (!deck.ok())
+    for (auto& l : deck.describe(spec)) lines.push_back(std::move(l));
+  return lines;
+}
+
 // ---- word stream ----
 
 word_stream::word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce)

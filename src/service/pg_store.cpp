@@ -20,7 +20,7 @@ CREATE TABLE fairdeck_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO fairdeck_meta VALUES('schema', '1');
 CREATE TABLE fairdeck_tables(id TEXT PRIMARY KEY, seats INTEGER NOT NULL, decks INTEGER NOT NULL,
   jokers INTEGER NOT NULL, sealed_seed TEXT NOT NULL, commitment TEXT NOT NULL, next_nonce BIGINT NOT NULL,
-  next_seq BIGINT NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL);
+  next_seq BIGINT NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL, hands TEXT NOT NULL DEFAULT '');
 CREATE TABLE fairdeck_records(table_id TEXT NOT NULL, seq BIGINT NOT NULL, nonce BIGINT, body TEXT NOT NULL,
   hash TEXT NOT NULL,
   PRIMARY KEY(table_id, seq));
@@ -45,14 +45,14 @@ std::unique_ptr<pqxx::connection> connect(const std::string& uri) {
 
 void prepare_all(pqxx::connection& c) {
   c.prepare("load",
-            "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds "
+            "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands "
             "FROM fairdeck_tables WHERE id = $1 FOR UPDATE");
   c.prepare("insert",
             "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
-            "head_hash, seat_seeds) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING");
+            "head_hash, seat_seeds, hands) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING");
   c.prepare("update",
             "UPDATE fairdeck_tables SET sealed_seed = $2, commitment = $3, next_nonce = $4, next_seq = $5, "
-            "head_hash = $6, seat_seeds = $7 WHERE id = $1");
+            "head_hash = $6, seat_seeds = $7, hands = $8 WHERE id = $1");
   c.prepare("append_deal", "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, $3, $4, $5)");
   c.prepare("append_other",
             "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, NULL, $3, $4)");
@@ -71,6 +71,7 @@ std::optional<table_state> read_table(const pqxx::result& r, std::string_view id
   t.next_seq = from_db(row[6].as<std::int64_t>());
   t.head_hash = row[7].as<std::string>();
   t.seat_seeds = nlohmann::json::parse(row[8].as<std::string>()).get<std::vector<std::string>>();
+  read_hand_state(t, row[9].as<std::string>());
   return t;
 }
 
@@ -115,15 +116,15 @@ class pg_backend final : public batch_backend, public transaction {
   void insert(const table_state& t) override {
     const auto r = tx_->exec_prepared("insert", t.id, t.seats, t.spec.decks, t.spec.jokers, t.sealed_seed, t.commitment,
                                       as_db(t.next_nonce), as_db(t.next_seq), t.head_hash,
-                                      nlohmann::json(t.seat_seeds).dump());
+                                      nlohmann::json(t.seat_seeds).dump(), hand_state_text(t));
     if (r.affected_rows() == 0) throw table_exists(t.id);
   }
   void update(const table_state& t) override {
     tx_->exec_prepared("update", t.id, t.sealed_seed, t.commitment, as_db(t.next_nonce), as_db(t.next_seq), t.head_hash,
-                       nlohmann::json(t.seat_seeds).dump());
+                       nlohmann::json(t.seat_seeds).dump(), hand_state_text(t));
   }
   void append(const record& rec) override {
-    if (rec.type == record_type::deal)
+    if (takes_nonce(rec.type))
       tx_->exec_prepared("append_deal", rec.table, as_db(rec.seq), as_db(rec.nonce), canonical_text(rec), rec.hash);
     else
       tx_->exec_prepared("append_other", rec.table, as_db(rec.seq), canonical_text(rec), rec.hash);
@@ -141,6 +142,14 @@ class pg_store final : public store {
     with_reader([](pqxx::nontransaction& n) {
       const auto r = n.exec("SELECT value FROM fairdeck_meta WHERE key = 'schema'");
       if (r.empty() || r[0][0].as<std::string>() != "1") throw std::runtime_error("not a fairdeckd store");
+    });
+    // A store from before hands (issue #30) gets the column on open (several processes may
+    // race to add it: IF NOT EXISTS, and the check first so an up-to-date store takes no lock).
+    with_reader([](pqxx::nontransaction& n) {
+      const auto r = n.exec(
+          "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND "
+          "table_name = 'fairdeck_tables' AND column_name = 'hands'");
+      if (r.empty()) n.exec("ALTER TABLE fairdeck_tables ADD COLUMN IF NOT EXISTS hands TEXT NOT NULL DEFAULT ''");
     });
     if (key)
       for (unsigned i = 0; i < std::max(1u, o.writers); ++i)
@@ -173,7 +182,7 @@ class pg_store final : public store {
     std::optional<table_state> out;
     with_reader([&](pqxx::nontransaction& n) {
       out = read_table(n.exec_params("SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
-                                     "head_hash, seat_seeds FROM fairdeck_tables WHERE id = $1",
+                                     "head_hash, seat_seeds, hands FROM fairdeck_tables WHERE id = $1",
                                      std::string(id)),
                        id);
     });

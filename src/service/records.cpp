@@ -26,9 +26,23 @@ std::string sha256_hex(std::string_view data) {
   return std::string(hex, 2 * crypto_hash_sha256_BYTES);
 }
 
+// The largest seat number the log checker accepts in a hand (fairdeckd has at most 100 seats):
+// bounds the state it keeps.
+constexpr unsigned max_hand_seats = 1000;
+
 void line(std::string& out, std::string_view key, std::string_view value) {
   out.append(key).push_back('=');
   out.append(value).push_back('\n');
+}
+
+// A seat list as one canonical line value: ascending seat numbers separated by single spaces.
+std::string seat_list(const std::vector<unsigned>& seats) {
+  std::string out;
+  for (const unsigned s : seats) {
+    if (!out.empty()) out.push_back(' ');
+    out += std::to_string(s);
+  }
+  return out;
 }
 
 }  // namespace
@@ -38,6 +52,11 @@ std::string_view type_name(record_type t) noexcept {
     case record_type::open: return "open";
     case record_type::deal: return "deal";
     case record_type::rotate: return "rotate";
+    case record_type::hand_open: return "hand_open";
+    case record_type::commit: return "commit";
+    case record_type::reveal: return "reveal";
+    case record_type::hand_deal: return "hand_deal";
+    case record_type::abort: return "abort";
   }
   return "?";
 }
@@ -70,6 +89,38 @@ std::string canonical_text(const record& r) {
       line(out, "commitment", r.commitment);
       line(out, "next_commitment", r.next_commitment);
       break;
+    case record_type::hand_open:
+      line(out, "hand", std::to_string(r.hand));
+      line(out, "nonce", std::to_string(r.nonce));
+      line(out, "commitment", r.commitment);
+      line(out, "seats", std::to_string(r.seats));
+      break;
+    case record_type::commit:
+      line(out, "hand", std::to_string(r.hand));
+      line(out, "seat", std::to_string(r.seat));
+      line(out, "seat_commitment", r.seat_commitment);
+      break;
+    case record_type::reveal:
+      line(out, "hand", std::to_string(r.hand));
+      line(out, "seat", std::to_string(r.seat));
+      line(out, "client_seed", r.client_seed);
+      break;
+    case record_type::hand_deal:
+      line(out, "hand", std::to_string(r.hand));
+      line(out, "nonce", std::to_string(r.nonce));
+      line(out, "commitment", r.commitment);
+      for (const auto& s : r.seat_seeds) line(out, "seat_seed", s);
+      line(out, "client_seed", r.client_seed);
+      line(out, "decks", std::to_string(r.decks));
+      line(out, "jokers", std::to_string(r.jokers));
+      line(out, "cards", r.cards);
+      break;
+    case record_type::abort:
+      line(out, "hand", std::to_string(r.hand));
+      line(out, "nonce", std::to_string(r.nonce));
+      line(out, "uncommitted", seat_list(r.uncommitted));
+      line(out, "unrevealed", seat_list(r.unrevealed));
+      break;
   }
   return out;
 }
@@ -81,6 +132,21 @@ std::uint64_t parse_number(std::string_view key, std::string_view v) {
   const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   if (v.empty() || ec != std::errc() || p != v.data() + v.size())
     throw std::invalid_argument(fmt::format("record: '{}' is not a number", key));
+  return out;
+}
+
+std::vector<unsigned> parse_seat_list(std::string_view key, std::string_view v) {
+  std::vector<unsigned> out;
+  while (!v.empty()) {
+    const auto sp = v.find(' ');
+    const auto item = v.substr(0, sp);
+    const auto n = parse_number(key, item);
+    if (n > 1'000'000) throw std::invalid_argument(fmt::format("record: '{}' is out of range", key));
+    out.push_back(static_cast<unsigned>(n));
+    if (sp == std::string_view::npos) break;
+    v.remove_prefix(sp + 1);
+    if (v.empty()) throw std::invalid_argument(fmt::format("record: '{}' ends with a space", key));
+  }
   return out;
 }
 
@@ -107,6 +173,11 @@ record record_from_canonical(std::string_view text, std::string_view hash) {
       if (v == "open") r.type = record_type::open;
       else if (v == "deal") r.type = record_type::deal;
       else if (v == "rotate") r.type = record_type::rotate;
+      else if (v == "hand_open") r.type = record_type::hand_open;
+      else if (v == "commit") r.type = record_type::commit;
+      else if (v == "reveal") r.type = record_type::reveal;
+      else if (v == "hand_deal") r.type = record_type::hand_deal;
+      else if (v == "abort") r.type = record_type::abort;
       else throw std::invalid_argument("record: unknown type");
     } else if (key == "table") r.table = std::string(v);
     else if (key == "time") r.time = std::string(v);
@@ -120,6 +191,11 @@ record record_from_canonical(std::string_view text, std::string_view hash) {
     else if (key == "cards") r.cards = std::string(v);
     else if (key == "revealed_seed") r.revealed_seed = std::string(v);
     else if (key == "next_commitment") r.next_commitment = std::string(v);
+    else if (key == "hand") r.hand = parse_number(key, v);
+    else if (key == "seat") r.seat = static_cast<unsigned>(parse_number(key, v));
+    else if (key == "seat_commitment") r.seat_commitment = std::string(v);
+    else if (key == "uncommitted") r.uncommitted = parse_seat_list(key, v);
+    else if (key == "unrevealed") r.unrevealed = parse_seat_list(key, v);
     else throw std::invalid_argument(fmt::format("record: unknown field '{}'", key));
   }
   return r;
@@ -155,6 +231,38 @@ nlohmann::json to_json(const record& r) {
       j["commitment"] = r.commitment;
       j["next_commitment"] = r.next_commitment;
       break;
+    case record_type::hand_open:
+      j["hand"] = r.hand;
+      j["nonce"] = r.nonce;
+      j["commitment"] = r.commitment;
+      j["seats"] = r.seats;
+      break;
+    case record_type::commit:
+      j["hand"] = r.hand;
+      j["seat"] = r.seat;
+      j["seat_commitment"] = r.seat_commitment;
+      break;
+    case record_type::reveal:
+      j["hand"] = r.hand;
+      j["seat"] = r.seat;
+      j["client_seed"] = r.client_seed;
+      break;
+    case record_type::hand_deal:
+      j["hand"] = r.hand;
+      j["nonce"] = r.nonce;
+      j["commitment"] = r.commitment;
+      j["seat_seeds"] = r.seat_seeds;
+      j["client_seed"] = r.client_seed;
+      j["decks"] = r.decks;
+      j["jokers"] = r.jokers;
+      j["cards"] = r.cards;
+      break;
+    case record_type::abort:
+      j["hand"] = r.hand;
+      j["nonce"] = r.nonce;
+      j["uncommitted"] = r.uncommitted;
+      j["unrevealed"] = r.unrevealed;
+      break;
   }
   j["prev_hash"] = r.prev_hash;
   j["hash"] = r.hash;
@@ -183,6 +291,28 @@ unsigned small(const nlohmann::json& j, const char* key) {
   if (v > 1'000'000) throw std::invalid_argument(fmt::format("record: '{}' is out of range", key));
   return static_cast<unsigned>(v);
 }
+std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  const auto bad = fmt::format("record: '{}' must be an array of strings", key);
+  if (!v.is_array()) throw std::invalid_argument(bad);
+  std::vector<std::string> out;
+  for (const auto& s : v) {
+    if (!s.is_string()) throw std::invalid_argument(bad);
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+std::vector<unsigned> seats(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  const auto bad = fmt::format("record: '{}' must be an array of seat numbers", key);
+  if (!v.is_array()) throw std::invalid_argument(bad);
+  std::vector<unsigned> out;
+  for (const auto& s : v) {
+    if (!s.is_number_unsigned() || s.get<std::uint64_t>() > 1'000'000) throw std::invalid_argument(bad);
+    out.push_back(static_cast<unsigned>(s.get<std::uint64_t>()));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -205,12 +335,7 @@ record record_from_json(const nlohmann::json& j) {
     r.type = record_type::deal;
     r.nonce = num(j, "nonce");
     r.commitment = str(j, "commitment");
-    const auto& seeds = field(j, "seat_seeds");
-    if (!seeds.is_array()) throw std::invalid_argument("record: 'seat_seeds' must be an array of strings");
-    for (const auto& s : seeds) {
-      if (!s.is_string()) throw std::invalid_argument("record: 'seat_seeds' must be an array of strings");
-      r.seat_seeds.push_back(s.get<std::string>());
-    }
+    r.seat_seeds = strings(j, "seat_seeds");
     r.client_seed = str(j, "client_seed");
     r.decks = small(j, "decks");
     r.jokers = small(j, "jokers");
@@ -220,6 +345,34 @@ record record_from_json(const nlohmann::json& j) {
     r.revealed_seed = str(j, "revealed_seed");
     r.commitment = str(j, "commitment");
     r.next_commitment = str(j, "next_commitment");
+  } else if (type == "hand_open") {
+    r.type = record_type::hand_open;
+    r.hand = num(j, "hand");
+    r.nonce = num(j, "nonce");
+    r.commitment = str(j, "commitment");
+    r.seats = small(j, "seats");
+  } else if (type == "commit" || type == "reveal") {
+    r.type = type == "commit" ? record_type::commit : record_type::reveal;
+    r.hand = num(j, "hand");
+    r.seat = small(j, "seat");
+    if (r.type == record_type::commit) r.seat_commitment = str(j, "seat_commitment");
+    else r.client_seed = str(j, "client_seed");
+  } else if (type == "hand_deal") {
+    r.type = record_type::hand_deal;
+    r.hand = num(j, "hand");
+    r.nonce = num(j, "nonce");
+    r.commitment = str(j, "commitment");
+    r.seat_seeds = strings(j, "seat_seeds");
+    r.client_seed = str(j, "client_seed");
+    r.decks = small(j, "decks");
+    r.jokers = small(j, "jokers");
+    r.cards = str(j, "cards");
+  } else if (type == "abort") {
+    r.type = record_type::abort;
+    r.hand = num(j, "hand");
+    r.nonce = num(j, "nonce");
+    r.uncommitted = seats(j, "uncommitted");
+    r.unrevealed = seats(j, "unrevealed");
   } else {
     throw std::invalid_argument(fmt::format("record: unknown type '{}'", type));
   }
@@ -254,7 +407,7 @@ bool control(std::string_view s) {
 // Canonical text is one line per field: a newline inside a value would make it ambiguous.
 bool has_control(const record& r) {
   for (const auto* s : {&r.table, &r.time, &r.prev_hash, &r.hash, &r.commitment, &r.client_seed, &r.cards,
-                        &r.revealed_seed, &r.next_commitment})
+                        &r.revealed_seed, &r.next_commitment, &r.seat_commitment})
     if (control(*s)) return true;
   return std::any_of(r.seat_seeds.begin(), r.seat_seeds.end(), [](const std::string& s) { return control(s); });
 }
@@ -316,8 +469,11 @@ void log_verifier::add(const record& r) {
   switch (r.type) {
     case record_type::open:
       in_force_ = r.commitment;
+      seats_ = r.seats;
+      count_seats(std::min(r.seats, max_hand_seats));
       break;
     case record_type::deal: {
+      if (hand_) return fail(r.seq, fmt::format("a standing-seed deal while hand {} is in progress", hand_->hand));
       ++check_.deals;
       if (next_nonce_ && r.nonce != *next_nonce_)
         return fail(r.seq, fmt::format("nonce {} where {} was expected", r.nonce, *next_nonce_));
@@ -336,6 +492,10 @@ void log_verifier::add(const record& r) {
       break;
     }
     case record_type::rotate: {
+      if (hand_)
+        return fail(r.seq, fmt::format("a rotation while hand {} is in progress (its server seed must stay sealed "
+                                       "until the hand is dealt or aborted)",
+                                       hand_->hand));
       if (!in_force_) in_force_ = r.commitment;
       if (r.commitment != *in_force_) return fail(r.seq, "rotation names a commitment that is not in force");
       std::optional<fair::server_seed> seed;
@@ -351,7 +511,162 @@ void log_verifier::add(const record& r) {
       in_force_ = r.next_commitment;
       break;
     }
+    case record_type::hand_open:
+    case record_type::commit:
+    case record_type::reveal:
+    case record_type::hand_deal:
+    case record_type::abort: add_hand_record(r); break;
   }
+}
+
+void log_verifier::count_seats(unsigned seats) {
+  if (check_.aborts.size() < seats) check_.aborts.resize(seats, 0);
+  if (check_.missed_commits.size() < seats) check_.missed_commits.resize(seats, 0);
+}
+
+namespace {
+
+bool lower_hex64(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// The seats of `seeds` (per seat, "" while not given) that are still empty, from 1.
+std::vector<unsigned> empty_seats(const std::vector<std::string>& seeds) {
+  std::vector<unsigned> out;
+  for (std::size_t i = 0; i < seeds.size(); ++i)
+    if (seeds[i].empty()) out.push_back(static_cast<unsigned>(i + 1));
+  return out;
+}
+
+}  // namespace
+
+// Hands with seat commitments: docs/log-format.md "Checking a log", rule 6.
+void log_verifier::add_hand_record(const record& r) {
+  const std::uint64_t seq = r.seq;
+  const auto nonce_rule = [&]() -> bool {  // rule 3: hand_open consumes the next nonce
+    if (next_nonce_ && r.nonce != *next_nonce_) {
+      fail(seq, fmt::format("nonce {} where {} was expected", r.nonce, *next_nonce_));
+      return false;
+    }
+    if (r.nonce == UINT64_MAX) {
+      fail(seq, "nonce counter exhausted");
+      return false;
+    }
+    next_nonce_ = r.nonce + 1;
+    return true;
+  };
+  const auto in_force_rule = [&](std::string_view what) -> bool {
+    if (!in_force_) in_force_ = r.commitment;
+    if (r.commitment != *in_force_) {
+      fail(seq, fmt::format("{} names a commitment that is not in force", what));
+      return false;
+    }
+    return true;
+  };
+  if (r.type == record_type::hand_open) {
+    if (hand_) return fail(seq, fmt::format("hand {} opened while hand {} is in progress", r.hand, hand_->hand));
+    if (last_hand_ && r.hand != *last_hand_ + 1)
+      return fail(seq, fmt::format("hand {} where hand {} was expected", r.hand, *last_hand_ + 1));
+    if (!last_hand_ && first_seq_ == 0 && r.hand != 1) return fail(seq, "the first hand is not hand 1");
+    if (r.seats < 1 || r.seats > max_hand_seats || (seats_ && r.seats != *seats_))
+      return fail(seq, fmt::format("a hand of {} seats at a table of {}", r.seats, seats_.value_or(0)));
+    if (!nonce_rule() || !in_force_rule("hand_open")) return;
+    ++check_.hands;
+    last_hand_ = r.hand;
+    hand_ = hand_progress{r.hand, r.nonce, true, std::vector<std::string>(r.seats), std::vector<std::string>(r.seats), 0, 0};
+    check_.hand_in_progress = r.hand;
+    count_seats(r.seats);
+    return;
+  }
+  if (!hand_) {
+    if (first_seq_ == 0 || last_hand_)
+      return fail(seq, fmt::format("{} for hand {}, which is not in progress", type_name(r.type), r.hand));
+    // A partial log that starts inside this hand: what came before is taken on trust.
+    hand_ = hand_progress{r.hand, 0, false, {}, {}, 0, 0};
+    if (seats_) hand_->commitments.resize(*seats_), hand_->seeds.resize(*seats_);
+    last_hand_ = r.hand;
+  }
+  hand_progress& h = *hand_;
+  if (r.hand != h.hand)
+    return fail(seq, fmt::format("{} for hand {} while hand {} is in progress", type_name(r.type), r.hand, h.hand));
+  if (r.type == record_type::commit || r.type == record_type::reveal) {
+    const bool fixed = h.known || seats_;
+    if (r.seat < 1 || (fixed && r.seat > h.seeds.size()) || r.seat > max_hand_seats)
+      return fail(seq, fmt::format("seat {} is not a seat of hand {}", r.seat, h.hand));
+    if (!fixed && r.seat > h.seeds.size()) h.commitments.resize(r.seat), h.seeds.resize(r.seat);
+  }
+  const std::size_t s = r.seat - 1;
+  switch (r.type) {
+    case record_type::commit:
+      if (!h.commitments[s].empty()) return fail(seq, fmt::format("seat {} committed twice in hand {}", r.seat, h.hand));
+      if (h.revealed > 0) return fail(seq, fmt::format("seat {} committed after a seed of hand {} was revealed", r.seat, h.hand));
+      if (!lower_hex64(r.seat_commitment)) return fail(seq, "seat_commitment is not 64 lowercase hex digits");
+      h.commitments[s] = r.seat_commitment;
+      ++h.committed;
+      return;
+    case record_type::reveal:
+      if (h.known && h.committed != h.commitments.size())
+        return fail(seq, fmt::format("seat {} revealed before every seat of hand {} committed", r.seat, h.hand));
+      if (!h.seeds[s].empty()) return fail(seq, fmt::format("seat {} revealed twice in hand {}", r.seat, h.hand));
+      try {
+        fair::validate_client_seed(r.client_seed);
+      } catch (const std::exception& e) {
+        return fail(seq, fmt::format("seat {}'s seed: {}", r.seat, e.what()));
+      }
+      if (h.commitments[s].empty() && h.known)
+        return fail(seq, fmt::format("seat {} revealed without a commitment", r.seat));
+      if (!h.commitments[s].empty() && !fair::seed_matches_commitment(r.client_seed, h.commitments[s]))
+        return fail(seq, fmt::format("seat {}'s revealed seed does not hash to its commitment", r.seat));
+      h.seeds[s] = r.client_seed;
+      ++h.revealed;
+      return;
+    case record_type::hand_deal: {
+      if (h.known && r.nonce != h.nonce)
+        return fail(seq, fmt::format("hand {} dealt with nonce {}, not its nonce {}", h.hand, r.nonce, h.nonce));
+      if (!h.known && !next_nonce_) next_nonce_ = r.nonce + 1;
+      if (!in_force_rule("hand_deal")) return;
+      if (h.known && h.revealed != h.seeds.size())
+        return fail(seq, fmt::format("hand {} dealt before every seat revealed", h.hand));
+      bool same = !h.known || r.seat_seeds.size() == h.seeds.size();
+      for (std::size_t i = 0; same && i < h.seeds.size(); ++i)
+        same = h.seeds[i].empty() ? !h.known : (i < r.seat_seeds.size() && r.seat_seeds[i] == h.seeds[i]);
+      if (!same) return fail(seq, fmt::format("hand {}'s seat_seeds are not the seeds its seats revealed", h.hand));
+      std::string derived;
+      try {
+        derived = fair::combine_client_seeds(r.seat_seeds);
+      } catch (const std::exception& e) {
+        return fail(seq, fmt::format("seat seeds: {}", e.what()));
+      }
+      if (derived != r.client_seed) return fail(seq, "client_seed is not the derivation of seat_seeds");
+      ++check_.deals;
+      ++check_.hands_dealt;
+      pending_.push_back({r.seq, r.nonce, r.decks, r.jokers, r.client_seed, r.cards});
+      break;
+    }
+    case record_type::abort: {
+      if (h.known && r.nonce != h.nonce)
+        return fail(seq, fmt::format("hand {} aborted with nonce {}, not its nonce {}", h.hand, r.nonce, h.nonce));
+      if (!h.known && !next_nonce_) next_nonce_ = r.nonce + 1;
+      if (h.known && (r.uncommitted != empty_seats(h.commitments) || r.unrevealed != empty_seats(h.seeds)))
+        return fail(seq, fmt::format("hand {}'s abort does not name exactly the seats that did not commit / reveal", h.hand));
+      for (const auto* list : {&r.uncommitted, &r.unrevealed})
+        for (std::size_t i = 0; i < list->size(); ++i)
+          if ((*list)[i] < 1 || (*list)[i] > max_hand_seats || (i > 0 && (*list)[i] <= (*list)[i - 1]))
+            return fail(seq, "an abort's seat list is not ascending seat numbers");
+      const auto& blamed = r.uncommitted.empty() ? r.unrevealed : r.uncommitted;
+      count_seats(blamed.empty() ? 0 : blamed.back());
+      for (const unsigned seat : blamed) ++(r.uncommitted.empty() ? check_.aborts : check_.missed_commits)[seat - 1];
+      ++check_.hands_aborted;
+      break;
+    }
+    default: break;
+  }
+  hand_.reset();
+  check_.hand_in_progress.reset();
+}
+
+bool log_contains(const std::vector<record>& log, std::uint64_t seq, std::string_view hash) noexcept {
+  return std::any_of(log.begin(), log.end(), [&](const record& r) { return r.seq == seq && r.hash == hash; });
 }
 
 log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after) {

@@ -32,7 +32,7 @@ CREATE TABLE fairdeck_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO fairdeck_meta VALUES('schema', '1');
 CREATE TABLE fairdeck_tables(id TEXT PRIMARY KEY, seats INTEGER NOT NULL, decks INTEGER NOT NULL,
   jokers INTEGER NOT NULL, sealed_seed TEXT NOT NULL, commitment TEXT NOT NULL, next_nonce INTEGER NOT NULL,
-  next_seq INTEGER NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL);
+  next_seq INTEGER NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL, hands TEXT NOT NULL DEFAULT '');
 CREATE TABLE fairdeck_records(table_id TEXT NOT NULL, seq INTEGER NOT NULL, nonce INTEGER, body TEXT NOT NULL,
   hash TEXT NOT NULL,
   PRIMARY KEY(table_id, seq)) WITHOUT ROWID;
@@ -128,7 +128,7 @@ std::vector<std::string> seeds_from_json(const std::string& text) {
 }
 
 constexpr const char* select_table_sql =
-    "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds "
+    "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands "
     "FROM fairdeck_tables WHERE id = ?1";
 
 std::optional<table_state> read_table(statement& st, std::string_view id) {
@@ -145,6 +145,7 @@ std::optional<table_state> read_table(statement& st, std::string_view id) {
   t.next_seq = from_db(st.integer(6));
   t.head_hash = st.text(7);
   t.seat_seeds = seeds_from_json(st.text(8));
+  read_hand_state(t, st.text(9));
   return t;
 }
 
@@ -161,10 +162,10 @@ class sqlite_backend final : public batch_backend, public transaction {
         load_(conn_.db, select_table_sql),
         insert_(conn_.db,
                 "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
-                "head_hash, seat_seeds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT(id) DO NOTHING"),
+                "head_hash, seat_seeds, hands) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(id) DO NOTHING"),
         update_(conn_.db,
                 "UPDATE fairdeck_tables SET sealed_seed = ?2, commitment = ?3, next_nonce = ?4, next_seq = ?5, "
-                "head_hash = ?6, seat_seeds = ?7 WHERE id = ?1"),
+                "head_hash = ?6, seat_seeds = ?7, hands = ?8 WHERE id = ?1"),
         append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES(?1, ?2, ?3, ?4, ?5)") {
     conn_.exec("PRAGMA wal_autocheckpoint=0");  // sqlite_store's checkpoint thread does it
     // COMMIT only writes the WAL; sync() makes it durable off the writer's path (the
@@ -225,6 +226,7 @@ class sqlite_backend final : public batch_backend, public transaction {
     insert_.bind(1, t.id).bind(2, std::int64_t{t.seats}).bind(3, std::int64_t{t.spec.decks});
     insert_.bind(4, std::int64_t{t.spec.jokers}).bind(5, t.sealed_seed).bind(6, t.commitment);
     insert_.bind(7, as_db(t.next_nonce)).bind(8, as_db(t.next_seq)).bind(9, t.head_hash).bind(10, seeds_json(t.seat_seeds));
+    insert_.bind(11, hand_state_text(t));
     insert_.step();
     if (sqlite3_changes(conn_.db) == 0) throw table_exists(t.id);
   }
@@ -232,12 +234,13 @@ class sqlite_backend final : public batch_backend, public transaction {
     resetter r{update_};
     update_.bind(1, t.id).bind(2, t.sealed_seed).bind(3, t.commitment).bind(4, as_db(t.next_nonce));
     update_.bind(5, as_db(t.next_seq)).bind(6, t.head_hash).bind(7, seeds_json(t.seat_seeds));
+    update_.bind(8, hand_state_text(t));
     update_.step();
   }
   void append(const record& rec) override {
     resetter r{append_};
     append_.bind(1, rec.table).bind(2, as_db(rec.seq));
-    if (rec.type == record_type::deal) append_.bind(3, as_db(rec.nonce));
+    if (takes_nonce(rec.type)) append_.bind(3, as_db(rec.nonce));
     else append_.bind_null(3);
     append_.bind(4, canonical_text(rec)).bind(5, rec.hash);
     append_.step();
@@ -264,6 +267,7 @@ class sqlite_store final : public store {
       statement s(c.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'");
       if (!s.step() || s.text(0) != "1") throw std::runtime_error(fmt::format("{} is not a fairdeckd store", path_));
     }
+    add_hands_column();
     if (key) {
       committer_ = std::make_unique<group_committer>(std::make_unique<sqlite_backend>(path_), *key, o.max_batch,
                                                      o.max_queue);
@@ -413,6 +417,15 @@ class sqlite_store final : public store {
       }
     }
     return {new connection(path_, false), reader_deleter{this}};
+  }
+
+  // A store from before hands (issue #30) gets the column on open; its tables had no hand.
+  void add_hands_column() {
+    connection c(path_, false);
+    sqlite3_stmt* probe = nullptr;
+    const bool has = sqlite3_prepare_v2(c.db, "SELECT hands FROM fairdeck_tables LIMIT 0", -1, &probe, nullptr) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    if (!has) c.exec("ALTER TABLE fairdeck_tables ADD COLUMN hands TEXT NOT NULL DEFAULT ''");
   }
 
   std::string path_;

@@ -6,6 +6,7 @@
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/security/provably_fair.hpp"
+#include "hands.hpp"
 
 namespace fairdeck::service {
 namespace {
@@ -76,7 +77,21 @@ write_result do_set_seed(const set_client_seed& req, transaction& tx) {
   return out;
 }
 
-// The shared rule (fairdeck::validate_game), worded for a table: its seats are the players.
+}  // namespace
+
+void deal_cards(table_state& t, const secret_key& key, record& r, write_result& out) {
+  r.client_seed = fair::combine_client_seeds(r.seat_seeds);
+  r.decks = t.spec.decks;
+  r.jokers = t.spec.jokers;
+  {
+    const auto seed = open_seed(t.sealed_seed, key, t.id, t.commitment);
+    out.deck = fair::deal_deck(seed, r.client_seed, r.nonce, t.spec);
+    if (is_v1_seal(t.sealed_seed)) t.sealed_seed = seal_seed(seed, key, t.id);  // bind an older seal to its table
+  }
+  r.cards = format_cards(out.deck, t.spec);
+  seal(r, t.head_hash);
+}
+
 std::optional<std::string> check_game(const game_spec& g, const table_state& t) {
   const game_request req{g.holdem, g.holdem ? t.seats : 0, g.holdem ? 0 : g.hands, g.holdem ? 0 : g.cards};
   const auto problem = validate_game(req, t.spec);
@@ -94,9 +109,13 @@ std::optional<std::string> check_game(const game_spec& g, const table_state& t) 
   return fmt::format("{} hands of {} cards need more than the {} cards of the shoe", g.hands, g.cards, t.spec.size());
 }
 
+namespace {
+
 write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
   auto t = tx.load(req.table);
   if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  if (t->hand)
+    return failure(outcome::conflict, fmt::format("hand {} is in progress; deal it through its hand", t->hand->hand));
   for (unsigned s = 0; s < t->seats; ++s)
     if (t->seat_seeds[s].empty())
       return failure(outcome::conflict, fmt::format("seat {} has no client seed yet", s + 1));
@@ -110,17 +129,8 @@ write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
   r.nonce = t->next_nonce;
   r.commitment = t->commitment;
   r.seat_seeds = t->seat_seeds;
-  r.client_seed = fair::combine_client_seeds(r.seat_seeds);
-  r.decks = t->spec.decks;
-  r.jokers = t->spec.jokers;
   write_result out;
-  {
-    const auto seed = open_seed(t->sealed_seed, key, t->id, t->commitment);
-    out.deck = fair::deal_deck(seed, r.client_seed, r.nonce, t->spec);
-    if (is_v1_seal(t->sealed_seed)) t->sealed_seed = seal_seed(seed, key, t->id);  // bind an older seal to its table
-  }
-  r.cards = format_cards(out.deck, t->spec);
-  seal(r, t->head_hash);
+  deal_cards(*t, key, r, out);
   t->next_nonce += 1;
   t->next_seq += 1;
   t->head_hash = r.hash;
@@ -136,6 +146,10 @@ write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
 write_result do_rotate(const rotate& req, transaction& tx, const secret_key& key) {
   auto t = tx.load(req.table);
   if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  if (t->hand)
+    return failure(outcome::conflict,
+                   fmt::format("hand {} is in progress: the seed cannot be rotated until it is dealt or aborted",
+                               t->hand->hand));
   const auto fresh = fair::server_seed::generate();
   record r;
   r.seq = t->next_seq;
@@ -175,7 +189,8 @@ write_result apply(const write_request& req, transaction& tx, const secret_key& 
         if constexpr (std::is_same_v<T, open_table>) return do_open(r, tx, key);
         else if constexpr (std::is_same_v<T, set_client_seed>) return do_set_seed(r, tx);
         else if constexpr (std::is_same_v<T, deal>) return do_deal(r, tx, key);
-        else return do_rotate(r, tx, key);
+        else if constexpr (std::is_same_v<T, rotate>) return do_rotate(r, tx, key);
+        else return apply_hand(r, tx, key);
       },
       req);
 }

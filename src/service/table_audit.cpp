@@ -31,7 +31,7 @@ void table_audit::fold(const record& r) {
   verifier_.add(r);
   ++records_;
   head_hash_ = r.hash;
-  if (r.type != record_type::deal) return;
+  if (r.type != record_type::deal && r.type != record_type::hand_deal) return;  // both ways of dealing are audited
   ++deals_;
   if (!unauditable_.empty()) return;
   try {

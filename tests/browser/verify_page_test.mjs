@@ -10,6 +10,7 @@
 // The verdict's data-result ends as "verified", "failed" or "unrevealed" (a deal whose server
 // seed is still secret: neutral, never "NOT verified"). phone_width.mjs checks that this page
 // and the audit HTML (`fairdeck audit --html`) fit a 390-px-wide phone screen.
+import crypto from "node:crypto";
 import { chromium } from "playwright-core";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -287,6 +288,42 @@ await runCase("a broken link fragment", { hash: "#log=%%%", expect: "failed", re
     ["verified log (one line per deal)", `#log=${b64url(big)}`, "verify-log-phone.png"],
   ] });
 }
+
+// ------------------------------------------------------------------ 4b. hands with seat commitments (issue #30)
+const handExample = { table: "demo", records: JSON.parse(/## Example: a hand[\s\S]*?```json\n([\s\S]*?)\n```/.exec(docs)[1]) };
+await logCase("docs/log-format.md hand example", handExample, "verified", /1 hand\(s\) with seat commitments[\s\S]*1 dealt from exactly the revealed seeds/);
+// An operator that rewrites the log and re-chains it (hashes recomputed here, as it would).
+const HAND_FIELDS = { open: ["seats", "decks", "jokers", "commitment"], rotate: ["revealed_seed", "commitment", "next_commitment"],
+  hand_open: ["hand", "nonce", "commitment", "seats"], commit: ["hand", "seat", "seat_commitment"], reveal: ["hand", "seat", "client_seed"],
+  hand_deal: ["hand", "nonce", "commitment", "seat_seeds", "client_seed", "decks", "jokers", "cards"], abort: ["hand", "nonce", "uncommitted", "unrevealed"] };
+const rechain = (records) => {
+  let prev = "0".repeat(64);
+  records.forEach((r, i) => {
+    r.seq = i; r.prev_hash = prev;
+    let text = `fairdeck-log-v1\nseq=${r.seq}\nprev_hash=${r.prev_hash}\ntype=${r.type}\ntable=${r.table}\ntime=${r.time}\n`;
+    for (const f of HAND_FIELDS[r.type]) {
+      if (f === "seat_seeds") for (const x of r.seat_seeds) text += `seat_seed=${x}\n`;
+      else text += `${f}=${Array.isArray(r[f]) ? r[f].join(" ") : r[f]}\n`;
+    }
+    r.hash = crypto.createHash("sha256").update(text, "utf8").digest("hex");
+    prev = r.hash;
+  });
+  return records;
+};
+const handTamper = (name, edit, reason) => { const l = clone(handExample); edit(l.records); rechain(l.records); return logCase(`re-chained hand log rejected: ${name}`, l, "failed", reason); };
+await logCase("re-chaining alone changes nothing", { table: "demo", records: rechain(clone(handExample).records) }, "verified", /1 hand\(s\)/);
+await handTamper("a reveal before every commit", (r) => { [r[3], r[4]] = [r[4], r[3]]; }, /fails rule 6: seat 1 revealed before every seat of hand 1 committed/);
+await handTamper("a reveal that is not the committed seed", (r) => { r[5].client_seed = "bob2"; }, /fails rule 6: seat 2's revealed seed does not hash to its commitment/);
+await handTamper("a hand dealt twice", (r) => { r.splice(7, 0, clone(r[6])); }, /fails rule 6: hand_deal for hand 1, which is not in progress/);
+await handTamper("a rotation during the hand", (r) => { r.splice(3, 0, clone(r[7])); }, /fails rule 4/);  // the hand's deal then names a retired commitment
+// "Is my seed the one my seat committed?", from the fragment, with the deal answer kept.
+const seatCase = (name, o, expect, reason) => runCase(name, { hash: `#seat=${b64url({ log: handExample, ...o })}`, expect, reason });
+const dealRec = handExample.records[6];
+await seatCase("my seat: my seed, kept answer in the log", { hand: 1, seat: 2, seed: "bob", kept: `${dealRec.seq} ${dealRec.hash}` }, "verified",
+  /My seed is the one seat 2 committed in hand 1[\s\S]*The deal answer I kept \(seq 6\) is in this log/);
+await seatCase("my seat: another seed", { hand: 1, seat: 2, seed: "alice" }, "failed", /NOT the one seat 2 committed in hand 1/);
+await seatCase("my seat: a kept answer missing from the log (rolled back)", { hand: 1, seat: 1, seed: "alice", kept: { seq: 6, hash: "ab".repeat(32) } }, "failed",
+  /is NOT in this log: the hand was rolled back/);
 
 // ------------------------------------------------------------------ 5. screenshots for docs/
 if (opt.shots) {

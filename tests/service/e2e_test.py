@@ -5,7 +5,7 @@ docs/log-format.md and docs/provably-fair.md, so it cross-checks the C++ code.
 
 Usage: e2e_test.py --bin build/release/fairdeckd {happy|errors|restart|kill9|postgres}
 Exit 0 = pass, 1 = fail, 77 = skipped (e.g. no PostgreSQL binaries)."""
-import argparse, hashlib, hmac, http.client, json, os, random, shutil, signal, socket, subprocess
+import argparse, contextlib, hashlib, hmac, http.client, json, os, random, shutil, signal, socket, subprocess
 import sys, tempfile, threading, time
 
 BIN = None
@@ -435,7 +435,10 @@ def kill9(tmp, rounds=10):
     print(f"kill9: ok ({rounds} kills, {len(acked)} acknowledged deals all stored)")
 
 
-def postgres(tmp):
+@contextlib.contextmanager
+def pg_cluster(tmp):
+    """A PostgreSQL 15 server of its own (initdb in tmp, unix socket only) with a database
+    "fairdeck"; yields (uri, start, stop, psql). Exits 77 (skipped) without the binaries."""
     pgbin = "/usr/lib/postgresql/15/bin"
     if not os.path.exists(os.path.join(pgbin, "initdb")):
         print("postgres: skipped (PostgreSQL 15 binaries not installed)")
@@ -460,10 +463,22 @@ def postgres(tmp):
     def pg_stop():
         run(f"{pgbin}/pg_ctl", "-D", f"{pgdir}/data", "-m", "immediate", "-w", "stop")
 
+    def psql(sql):
+        o = run(f"{pgbin}/psql", "-h", pgdir, "-p", port, "-U", "postgres", "-d", "fairdeck", "-v", "ON_ERROR_STOP=1",
+                "-At", "-c", sql)
+        check(o.returncode == 0, f"psql: {o.stderr}")
+        return o.stdout.strip()
+
     pg_start()
     try:
         check(run(f"{pgbin}/createdb", "-h", pgdir, "-p", port, "-U", "postgres", "fairdeck").returncode == 0, "createdb")
-        uri = f"postgresql:///fairdeck?host={pgdir}&port={port}&user=postgres"
+        yield f"postgresql:///fairdeck?host={pgdir}&port={port}&user=postgres", pg_start, pg_stop, psql
+    finally:
+        pg_stop()
+
+
+def postgres(tmp):
+    with pg_cluster(tmp) as (uri, pg_start, pg_stop, _):
         key = os.path.join(tmp, "pg.key")
         token = init(uri, "--key-file", key)
         a = Server(uri, "--key-file", key)
@@ -507,8 +522,6 @@ def postgres(tmp):
                 check(stored.get(d["nonce"], {}).get("cards") == d["cards"], f"{t}: nonce {d['nonce']} lost")
         check(a.stop() == 0 and b.stop() == 0, "clean stop of both instances")
         print(f"postgres: ok ({len(acked)} deals from two instances, no nonce reused)")
-    finally:
-        pg_stop()
 
 
 def run_scenario(scenarios, prefix):

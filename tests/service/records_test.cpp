@@ -1,8 +1,11 @@
 // docs/log-format.md: canonical text, hashes and the example log (a shared test vector), and
 // every rule of "Checking a log".
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -92,6 +95,80 @@ TEST(ServiceRecords, ExampleJsonOfLogFormatDocVerifies) {
   EXPECT_EQ(check.deals, 1u);
   EXPECT_EQ(check.deals_verified, 1u);
   EXPECT_EQ(check.deals_unrevealed, 0u);
+}
+
+
+// The hand example of docs/log-format.md: the same table dealt once through a hand with seat
+// commitments (seats "alice" and "bob" again, so the cards are those of the first example).
+std::vector<record> hand_example() {
+  const auto e = example();
+  std::vector<record> out{e[0]};
+  const auto add = [&](record r) {
+    r.seq = out.size();
+    r.table = "demo";
+    r.time = fmt::format("2026-11-23T12:00:{:02}.000Z", out.size());
+    seal(r, out.back().hash);
+    out.push_back(std::move(r));
+  };
+  record h;
+  h.type = record_type::hand_open;
+  h.hand = 1;
+  h.nonce = 0;
+  h.commitment = e[0].commitment;
+  h.seats = 2;
+  add(h);
+  const std::vector<std::string> seeds{"alice", "bob"};
+  for (unsigned s = 1; s <= 2; ++s) {
+    record c;
+    c.type = record_type::commit;
+    c.hand = 1;
+    c.seat = s;
+    c.seat_commitment = fair::seat_commitment(seeds[s - 1]);
+    add(c);
+  }
+  for (unsigned s = 1; s <= 2; ++s) {
+    record r;
+    r.type = record_type::reveal;
+    r.hand = 1;
+    r.seat = s;
+    r.client_seed = seeds[s - 1];
+    add(r);
+  }
+  record d = e[1];
+  d.type = record_type::hand_deal;
+  d.hand = 1;
+  add(d);
+  record rot = e[2];
+  add(rot);
+  return out;
+}
+
+TEST(ServiceRecords, HandExampleOfLogFormatDocVerifies) {
+  if (std::getenv("FAIRDECK_PRINT_HAND_EXAMPLE"))  // to regenerate the doc's block
+    for (const auto& r : hand_example()) std::cout << to_json(r).dump() << "\n" << canonical_text(r) << "\n";
+  std::ifstream in(FAIRDECK_SOURCE_DIR "/docs/log-format.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  const auto section = doc.find("## Example: a hand");
+  ASSERT_NE(section, std::string::npos);
+  const auto begin = doc.find("```json\n", section);
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = doc.find("```", begin + 8);
+  const auto j = nlohmann::json::parse(doc.substr(begin + 8, end - begin - 8));
+  std::vector<record> parsed;
+  for (const auto& r : j) parsed.push_back(record_from_json(r));
+  const auto built = hand_example();
+  EXPECT_EQ(parsed, built);
+  for (std::size_t i = 0; i < parsed.size(); ++i) {
+    EXPECT_EQ(to_json(parsed[i]), j[i]);
+    EXPECT_EQ(record_from_canonical(canonical_text(parsed[i]), parsed[i].hash), parsed[i]);
+  }
+  EXPECT_EQ(built[6].cards, example()[1].cards);
+  const auto check = verify_log(parsed);
+  EXPECT_TRUE(check.ok) << check.reason;
+  EXPECT_EQ(check.hands_dealt, 1u);
+  EXPECT_EQ(check.deals_verified, 1u);
 }
 
 log_check check_tampered(const std::function<void(std::vector<record>&)>& edit, bool reseal = false) {

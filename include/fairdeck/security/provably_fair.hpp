@@ -157,6 +157,49 @@ struct verification {
 [[nodiscard]] std::optional<std::string> nonce_sequence_problem(std::span<const std::uint64_t> nonces,
                                                                 std::optional<std::uint64_t> first = {});
 
+// ---- hands with seat commitments (docs/provably-fair.md, "Hands no one can grind") ----
+// The player's side of a hand: make a fresh secret seat seed, commit to it, and after the
+// deal check it. Guarantee (argued in provably-fair.md): if this seat's seed is fresh and
+// secret and is revealed only once every seat's commitment is in, no other party -- the
+// operator holding the server seed included -- can choose or predict the deal; a
+// commitment binds its seat to one seed (SHA-256 is collision and preimage resistant).
+
+// A fresh seat seed: 64 lowercase hex digits of 32 bytes of OS entropy (throws entropy_error).
+[[nodiscard]] std::string fresh_seat_seed();
+// hex(SHA-256(seed bytes)), lowercase: what a seat commits before any seed is revealed.
+// Throws fair_input_error when `client_seed` is not a valid client seed.
+[[nodiscard]] std::string seat_commitment(std::string_view client_seed);
+// Does `client_seed` hash to `commitment` (64 hex digits, either case)? false for an invalid
+// seed or a commitment that is not 64 hex digits.
+[[nodiscard]] bool seed_matches_commitment(std::string_view client_seed, std::string_view commitment) noexcept;
+
+// A dealt hand checked from one seat's side, once its server seed is revealed. Every check
+// runs, so all problems are reported.
+struct hand_check {
+  bool seat_in_range = false;          // 1 <= seat <= seat_seeds.size()
+  bool my_seed_at_my_seat = false;     // seat_seeds[seat - 1] == my seed
+  bool my_commitment_matches = false;  // SHA-256(my seed) == the commitment my seat made (when given)
+  bool client_seed_matches = false;    // combine_client_seeds(seat_seeds) == the hand's client seed
+  verification deck;                   // server seed vs its commitment; cards vs the deal
+  [[nodiscard]] bool ok() const noexcept {
+    return seat_in_range && my_seed_at_my_seat && my_commitment_matches && client_seed_matches && deck.ok();
+  }
+  // One line per problem, or "verified".
+  [[nodiscard]] std::vector<std::string> describe(const deck_spec& spec) const;
+};
+struct dealt_hand {
+  std::vector<std::string> seat_seeds;  // the revealed seeds, in seat order (from the deal answer)
+  std::string client_seed;              // the hand's client seed (combined)
+  std::uint64_t nonce = 0;              // the hand's nonce
+  std::string server_commitment;        // the commitment in force when the hand was opened
+  std::vector<card_t> cards;            // the shoe as dealt
+};
+// `my_commitment`: the commitment the seat made (empty: take SHA-256 of my seed, i.e. only
+// check that my seed was used). Throws fair_input_error for a commitment that is not hex.
+[[nodiscard]] hand_check check_hand(const dealt_hand& hand, unsigned seat, std::string_view my_seed,
+                                    std::string_view my_commitment, const server_seed& revealed,
+                                    const deck_spec& spec);
+
 // ---- the server seed file: 64 lowercase hex digits and a newline ----
 // Creates `path` with mode 0600 (O_CREAT|O_EXCL: never overwrites, never follows a
 // symlink) and writes `seed`. Throws std::runtime_error naming the path; on failure

@@ -2,8 +2,12 @@
 //
 // The format is a contract shared with the browser verifier and the CLI:
 // docs/log-format.md (with an example log that tests/service/records_test.cpp reproduces).
-// Guarantee: verify_log accepts a log exactly when the five rules of "Checking a log" hold,
-// and otherwise names the first record that fails and why.
+// Guarantee: verify_log accepts a log exactly when the rules of "Checking a log" hold (the
+// chain, nonces, commitments, re-derived deals, and every hand's seat commitments: each
+// commit before any reveal of its hand, each reveal hashing to its seat's commitment, one
+// deal or abort per hand, the deal from exactly the revealed seeds), and otherwise names the
+// first record that fails and why. Record types `open`, `deal` and `rotate` are those of the
+// first logs, byte for byte; a `deal` is a standing-seed deal, which trusts the operator.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +24,13 @@ class server_seed;
 
 namespace fairdeck::service {
 
-enum class record_type { open, deal, rotate };
+enum class record_type { open, deal, rotate, hand_open, commit, reveal, hand_deal, abort };
 [[nodiscard]] std::string_view type_name(record_type t) noexcept;
+// Does a record of this type take a nonce (the stores' UNIQUE(table, nonce))? A standing-seed
+// deal and a hand_open (which reserves its hand's nonce); a hand's deal or abort reuses it.
+[[nodiscard]] constexpr bool takes_nonce(record_type t) noexcept {
+  return t == record_type::deal || t == record_type::hand_open;
+}
 
 inline constexpr std::string_view zero_hash = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -38,13 +47,20 @@ struct record {
   // open, deal
   unsigned decks = 1;
   unsigned jokers = 0;
-  // open, deal, rotate: the commitment in force
+  // open, deal, rotate, hand_open, hand_deal: the commitment in force
   std::string commitment;
-  // deal
+  // deal, hand_deal (hand_open, abort: nonce)
   std::uint64_t nonce = 0;
   std::vector<std::string> seat_seeds;
-  std::string client_seed;
+  std::string client_seed;  // reveal: the seat's client seed
   std::string cards;
+  // hand_open, commit, reveal, hand_deal, abort: the hand (numbered 1, 2, ... per table);
+  // hand_open also has seats
+  std::uint64_t hand = 0;
+  unsigned seat = 0;                 // commit, reveal (from 1)
+  std::string seat_commitment;       // commit: hex(SHA-256(the seat's client seed))
+  std::vector<unsigned> uncommitted; // abort: seats without a commitment
+  std::vector<unsigned> unrevealed;  // abort: seats that did not reveal
   // rotate
   std::string revealed_seed;
   std::string next_commitment;
@@ -80,11 +96,26 @@ struct log_check {
   std::size_t deals = 0;
   std::size_t deals_verified = 0;    // cards re-derived from a revealed seed
   std::size_t deals_unrevealed = 0;  // under the seed still in force: not checkable yet
+  // hands with seat commitments (deals counts their deals too)
+  std::size_t hands = 0;          // hand_open records
+  std::size_t hands_dealt = 0;
+  std::size_t hands_aborted = 0;
+  std::optional<std::uint64_t> hand_in_progress;  // opened, neither dealt nor aborted yet
+  // Per seat (index 0 = seat 1): aborted hands in which the seat withheld its reveal after
+  // every seat had committed (the one lever a seat has), and aborted hands in which it never
+  // committed.
+  std::vector<std::uint64_t> aborts;
+  std::vector<std::uint64_t> missed_commits;
 };
 
 // Checks `records` by docs/log-format.md "Checking a log". `after` is the N of a partial log
 // (records from N + 1; the first record's prev_hash and commitment state taken on trust).
 [[nodiscard]] log_check verify_log(const std::vector<record>& records, std::optional<std::uint64_t> after = {});
+
+// The rollback check of a kept answer (docs/provably-fair.md, "Rollback"): does `log` hold the
+// record numbered `seq` with exactly this hash? A client that kept a deal answer's seq and
+// hash finds a rolled-back and re-dealt hand missing from every later (verified) log.
+[[nodiscard]] bool log_contains(const std::vector<record>& log, std::uint64_t seq, std::string_view hash) noexcept;
 
 // verify_log one record at a time, for a log that grows: feeding a log's records in order, in
 // any number of add() calls, gives exactly the log_check verify_log gives for all of them at
@@ -106,8 +137,16 @@ class log_verifier {
     unsigned decks = 1, jokers = 0;
     std::string client_seed, cards;
   };
+  struct hand_progress {  // the hand in progress
+    std::uint64_t hand = 0, nonce = 0;
+    bool known = true;  // opened inside this log (a partial log may start in the middle of one)
+    std::vector<std::string> commitments, seeds;  // per seat, "" while not given
+    std::size_t committed = 0, revealed = 0;
+  };
   void fail(std::uint64_t seq, std::string why);
   void check_revealed(const fair::server_seed& seed);
+  void add_hand_record(const record& r);
+  void count_seats(unsigned seats);
 
   log_check check_;
   std::uint64_t first_seq_ = 0;
@@ -117,6 +156,9 @@ class log_verifier {
   std::optional<std::string> in_force_;  // commitment in force (unknown at the start of a partial log)
   std::optional<std::uint64_t> next_nonce_;
   std::vector<pending_deal> pending_;  // deals under the commitment in force
+  std::optional<unsigned> seats_;      // the table's seats (from its open record)
+  std::optional<std::uint64_t> last_hand_;
+  std::optional<hand_progress> hand_;
 };
 
 }  // namespace fairdeck::service

@@ -1,5 +1,11 @@
-// A dealing table and the four writes on it (open, set a seat's client seed, deal, rotate),
-// independent of the database. Stores run `apply` inside one of their transactions.
+// A dealing table and the writes on it, independent of the database. Stores run `apply`
+// inside one of their transactions. Two ways to deal:
+//  - standing seeds (open, set a seat's client seed, deal, rotate): the operator, who can open
+//    the sealed server seed, is trusted not to grind a seat it controls (docs/provably-fair.md);
+//  - hands with seat commitments (open_hand, commit_seat, reveal_seat, deal_hand, abort_hand;
+//    src/service/hands.cpp): every seat commits to SHA-256 of a secret seed before any seed is
+//    revealed, so as long as one seat is honest nobody can choose the deal; the most anyone can
+//    do is abort, which is logged and counted per seat.
 //
 // Guarantees (docs/service.md): a deal takes the table's next nonce and next log seq and
 // writes its record in the same transaction that advances them, so a nonce is never used
@@ -7,6 +13,12 @@
 // fair::combine_client_seeds of the seats' seeds in seat order; the deck is
 // fair::deal_deck(server seed, client seed, nonce, shoe). The server seed exists in clear
 // only inside apply (wiped on return) and leaves it only in a rotate record, once retired.
+// Hands: at most one hand in progress per table; it takes the next nonce when it opens (so a
+// nonce is never reused, aborted or not); while it is in progress the table's seed cannot be
+// rotated and no standing-seed deal is made; a seat's commitment and seed are never replaced;
+// reveals only once every seat committed, the deal only once every seat revealed, exactly once;
+// the deck is fair::deal_deck(server seed, combine_client_seeds(revealed seeds in seat order),
+// the hand's nonce, shoe). Every accepted hand write appends its record in the same transaction.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +46,23 @@ struct table_state {
   std::uint64_t next_seq = 0;
   std::string head_hash;                // hash of record next_seq - 1
   std::vector<std::string> seat_seeds;  // one per seat, "" while unset
+  // hands with seat commitments (stored as one JSON text: hand_state_text / read_hand_state)
+  struct hand_progress {
+    std::uint64_t hand = 0, nonce = 0;
+    std::vector<std::string> commitments;  // per seat, "" while not committed
+    std::vector<std::string> seeds;        // per seat, "" while not revealed
+  };
+  std::uint64_t hands = 0;  // hands opened so far (the last one's number)
+  std::optional<hand_progress> hand;  // the hand in progress
+  std::vector<std::uint64_t> aborts;          // per seat: aborted hands it withheld its reveal in
+  std::vector<std::uint64_t> missed_commits;  // per seat: aborted hands it never committed in
 };
+
+// The hand fields of a table as the stores keep them: "" for a table that never had a hand
+// (and tables from before hands), else a JSON object. read_hand_state throws
+// std::invalid_argument for text it did not write.
+[[nodiscard]] std::string hand_state_text(const table_state& t);
+void read_hand_state(table_state& t, std::string_view text);
 
 // What a store gives `apply`: reads and writes inside one open transaction.
 class transaction {
@@ -77,7 +105,33 @@ struct deal {
 struct rotate {
   std::string table;
 };
-using write_request = std::variant<open_table, set_client_seed, deal, rotate>;
+// ---- hands with seat commitments ----
+struct open_hand {  // POST /v1/tables/{t}/hands
+  std::string table;
+};
+struct commit_seat {  // PUT .../hands/{h}/seats/{s}/commit
+  std::string table;
+  std::uint64_t hand = 0;
+  unsigned seat = 0;       // from 1
+  std::string commitment;  // hex(SHA-256(client seed)), 64 hex digits
+};
+struct reveal_seat {  // PUT .../hands/{h}/seats/{s}/reveal
+  std::string table;
+  std::uint64_t hand = 0;
+  unsigned seat = 0;
+  std::string client_seed;
+};
+struct deal_hand {  // POST .../hands/{h}/deal
+  std::string table;
+  std::uint64_t hand = 0;
+  game_spec game{};
+};
+struct abort_hand {  // POST .../hands/{h}/abort
+  std::string table;
+  std::uint64_t hand = 0;
+};
+using write_request = std::variant<open_table, set_client_seed, deal, rotate, open_hand, commit_seat, reveal_seat,
+                                   deal_hand, abort_hand>;
 
 // The table a write is about (open_table: its requested id, "" when the server picks one).
 [[nodiscard]] const std::string& table_of(const write_request& r) noexcept;
@@ -93,6 +147,8 @@ struct write_result {
   std::optional<record> rec; // the record written (open, deal, rotate)
   std::vector<card_t> deck;  // deal: the shoe in dealing order
   unsigned seats = 0;        // deal: for games
+  std::uint64_t hand = 0;    // hand writes: the hand
+  bool repeated = false;     // commit/reveal: the same value again; answered, nothing written
 };
 
 [[nodiscard]] write_result failure(outcome code, std::string error);
@@ -100,6 +156,9 @@ struct write_result {
 // request returns a failure having written nothing; store errors (and a sealed seed that
 // does not open) propagate as exceptions and the caller rolls the transaction back.
 [[nodiscard]] write_result apply(const write_request& req, transaction& tx, const secret_key& key);
+
+// The shared rule (fairdeck::validate_game) worded for a table: its seats are the players.
+[[nodiscard]] std::optional<std::string> check_game(const game_spec& g, const table_state& t);
 
 // A fresh table id: "t" + 20 hex digits (80 random bits).
 [[nodiscard]] std::string new_table_id();
