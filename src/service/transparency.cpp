@@ -8,11 +8,22 @@
 
 namespace fairdeck::service {
 
-tlog::hash record_leaf(const record& r) {
+namespace {
+
+// The contract of docs/transparency.md (the service side writes the same: log_tree.hpp's
+// record_leaf and checkpoint_origin on branch tlog-svc; once both are merged these two can
+// call those).
+tlog::hash leaf_of(const record& r) {
   const auto raw = tlog::hash_from_hex(r.hash);
   if (!raw) throw std::invalid_argument(fmt::format("record {}: hash is not 64 hex digits", r.seq));
   return tlog::leaf_hash(*raw);
 }
+
+std::string origin_of(const tlog::note_verifier& log_key, std::string_view table) {
+  return fmt::format("{}/{}", log_key.name(), table);
+}
+
+}  // namespace
 
 void record_tree::append(const tlog::hash& leaf) {
   edge_.append(leaf, [this](unsigned level, std::uint64_t, const tlog::hash& h) {
@@ -40,10 +51,6 @@ std::vector<tlog::hash> record_tree::consistency_proof(std::uint64_t from, std::
   return tlog::consistency_proof(from, to, nodes());
 }
 
-std::string checkpoint_origin(const tlog::note_verifier& log_key, std::string_view table) {
-  return fmt::format("{}/{}", log_key.name(), table);
-}
-
 signed_checkpoint open_checkpoint(std::string_view note, const tlog::note_verifier& log_key, std::string_view table) {
   if (log_key.type() != tlog::key_type::ed25519) throw std::invalid_argument("the log key is not an Ed25519 note key");
   tlog::opened_note opened;
@@ -62,7 +69,7 @@ signed_checkpoint open_checkpoint(std::string_view note, const tlog::note_verifi
   } catch (const tlog::malformed&) {
     throw std::invalid_argument("a signed note that is not a checkpoint");
   }
-  const std::string origin = checkpoint_origin(log_key, table);
+  const std::string origin = origin_of(log_key, table);
   if (out.cp.origin != origin)
     throw std::invalid_argument(fmt::format("a checkpoint of '{}', not of '{}'", out.cp.origin, origin));
   out.text = std::move(opened.text);
@@ -189,7 +196,7 @@ transparency_check verify_transparency(const tlog::note_verifier& log_key, const
   if (!out.partial) {
     try {
       record_tree t;
-      for (const record& r : log) t.append(record_leaf(r));
+      for (const record& r : log) t.append(leaf_of(r));
       tree = std::move(t);
     } catch (const std::invalid_argument&) {
       // A hash that is not hex fails the chain check above already.

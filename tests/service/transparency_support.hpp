@@ -100,7 +100,7 @@ struct table_sim {
 
   [[nodiscard]] record_tree tree() const {
     record_tree t;
-    for (const auto& r : log) t.append(record_leaf(r));
+    for (const auto& r : log) t.append(tlog::leaf_hash(*tlog::hash_from_hex(r.hash)));
     return t;
   }
   // The signed checkpoint of the first `size` records.

@@ -39,10 +39,8 @@
 
 namespace fairdeck::service {
 
-// The leaf hash of a record. Throws std::invalid_argument unless r.hash is 64 hex digits.
-[[nodiscard]] tlog::hash record_leaf(const record& r);
-
-// The Merkle tree of a whole log (leaf i = record seq i) in memory: every complete subtree
+// The Merkle tree of a whole log (leaf i = record seq i, appended as tlog::leaf_hash of the
+// record hash's 32 bytes) in memory, for a verifier holding the records: every complete subtree
 // frontier::append reports is kept (2n hashes), so any prefix's root and proofs cost O(log n).
 class record_tree {
  public:
@@ -58,9 +56,6 @@ class record_tree {
   tlog::frontier edge_;
   std::vector<std::vector<tlog::hash>> levels_;  // levels_[L][i] = node (L, i)
 };
-
-// "<key name>/<table>".
-[[nodiscard]] std::string checkpoint_origin(const tlog::note_verifier& log_key, std::string_view table);
 
 struct signed_checkpoint {
   tlog::checkpoint cp;
