@@ -88,8 +88,10 @@ deal_receipt receipt_from_json(const nlohmann::json& answer) {
     return *it;
   };
   deal_receipt out;
-  if (!need("seq").is_number_unsigned()) throw std::invalid_argument("receipt: 'seq' must be a non-negative integer");
-  out.seq = r["seq"].get<std::uint64_t>();
+  const auto& seq = need("seq");
+  if (!seq.is_number_integer() || (!seq.is_number_unsigned() && seq.get<std::int64_t>() < 0))
+    throw std::invalid_argument("receipt: 'seq' must be a non-negative integer");
+  out.seq = seq.get<std::uint64_t>();
   if (!need("hash").is_string() || !tlog::hash_from_hex(r["hash"].get<std::string>()))
     throw std::invalid_argument("receipt: 'hash' must be 64 hex digits");
   out.hash = r["hash"].get<std::string>();

@@ -237,5 +237,37 @@ TEST(Transparency, ReceiptsMustHoldTogether) {
   EXPECT_TRUE(mentions(check(t, {}, {nlohmann::json{{"seq", 1}}}), "missing 'hash'"));
 }
 
+// The other side of the contract: the worked example of docs/log-format.md on branch tlog-svc
+// (fairdeckd's own signer and store, an independent implementation) opens and verifies here.
+TEST(Transparency, TheServiceSidesWorkedExampleVerifies) {
+  const tlog::note_verifier key = tlog::note_verifier::parse("casino.example/fairdeck+36279130+AXm1Vi6P5lT5QHixEuipi6eQH4U65pW+1+DjkQutBJZk");
+  const std::string note =
+      "casino.example/fairdeck/demo\n3\n8I4xKj930nbMbelBJhRmPoOdOhy3QUKZKV1WeKSrQF4=\n\n"
+      "\xE2\x80\x94 casino.example/fairdeck NieRMHD0bpiYNk4nimrK92a/4ChErB8/Ww0RiNGSlNB13+9/KM58FzI/8fXVykTPBVgu1rokZBfQIDPOVlcLH2Bu7wg=\n";
+  const signed_checkpoint cp = open_checkpoint(note, key, "demo");
+  record_tree tree;
+  for (const char* h : {"e00d4616051cce59f50090fafabb0d9b5172e50b72037a7a85c603b117257648",
+                        "3dba37bb0871edefb95b6655128dbe1922522f17be0cd1089ef7dd45c9badcd1",
+                        "55f3858e9bf30865a06984a61ea4e7c0f078549cd1106a11281ab39ff8cd7801"})
+    tree.append(tlog::leaf_hash(*tlog::hash_from_hex(h)));
+  EXPECT_EQ(cp.cp.size, 3u);
+  EXPECT_EQ(tlog::to_hex(tree.root(3)), "f08e312a3f77d276cc6de9412614663e839d3a1cb7414299295d5678a4ab405e");
+  EXPECT_EQ(tree.root(3), cp.cp.root);
+  const auto proof = tree.inclusion_proof(0, 3);
+  ASSERT_EQ(proof.size(), 2u);
+  EXPECT_EQ(tlog::to_hex(proof[0]), "2a9ae6cea3c5305a8edaa8730929cc283d0198e811b245cacbc927228f1905e6");
+  EXPECT_EQ(tlog::to_hex(proof[1]), "237ecc9cefae91e77353be0f08d8e792fbf81100edce9de63924dab2f3e12dc8");
+  const auto receipt = receipt_from_json(nlohmann::json{
+      {"seq", 0}, {"hash", "e00d4616051cce59f50090fafabb0d9b5172e50b72037a7a85c603b117257648"}, {"checkpoint", note},
+      {"inclusion", {"2a9ae6cea3c5305a8edaa8730929cc283d0198e811b245cacbc927228f1905e6",
+                     "237ecc9cefae91e77353be0f08d8e792fbf81100edce9de63924dab2f3e12dc8"}}});
+  EXPECT_TRUE(tlog::verify_inclusion(0, 3, tlog::leaf_hash(*tlog::hash_from_hex(receipt.hash)), receipt.inclusion,
+                                     cp.cp.root));
+  const auto consistency = tree.consistency_proof(2, 3);
+  ASSERT_EQ(consistency.size(), 1u);
+  EXPECT_EQ(tlog::to_hex(consistency[0]), "237ecc9cefae91e77353be0f08d8e792fbf81100edce9de63924dab2f3e12dc8");
+  EXPECT_THROW((void)open_checkpoint(note, key, "other"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace fairdeck::service
