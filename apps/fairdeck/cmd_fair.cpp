@@ -198,7 +198,10 @@ published_deal parse_published_deal(const nlohmann::json& j, std::size_t number)
   d.commitment = text("commitment");
   d.client_seed = text("client_seed");
   try {
-    d.nonce = fair::parse_nonce(text("nonce"));
+    // 'fair deal --json' writes the nonce as a string, fairdeckd's deal answers as a number.
+    if (j.contains("nonce") && j["nonce"].is_number_unsigned()) d.nonce = j["nonce"].get<std::uint64_t>();
+    else if (j.contains("nonce") && j["nonce"].is_number()) throw usage_error(where("\"nonce\" is not 0..2^64-1"));
+    else d.nonce = fair::parse_nonce(text("nonce"));
     fair::validate_client_seed(d.client_seed);
   } catch (const fair::fair_input_error& e) {
     throw usage_error(where(e.what()));
@@ -219,7 +222,12 @@ published_deal parse_published_deal(const nlohmann::json& j, std::size_t number)
   } catch (const std::invalid_argument& e) {
     throw usage_error(where(e.what()));
   }
-  if (!j.contains("cards") || !j["cards"].is_array()) throw usage_error(where("missing array \"cards\""));
+  if (j.contains("cards") && j["cards"].is_string()) {  // fairdeckd: the shoe as one string "Ah Kd ..."
+    d.cards = j["cards"].get<std::string>();
+    return d;
+  }
+  if (!j.contains("cards") || !j["cards"].is_array())
+    throw usage_error(where("missing \"cards\" (an array of cards, or one string as fairdeckd serves it)"));
   for (const auto& c : j["cards"]) {
     if (!c.is_string()) throw usage_error(where("\"cards\" holds a non-string"));
     d.cards += c.get<std::string>();
@@ -423,8 +431,8 @@ void setup(CLI::App& app, int& exit_code) {
   verify->add_option("--deck-file", o->deck_file, "Read the dealt deck from FILE ('-': stdin), for shoes too big for "
                                                   "the command line");
   verify->add_option("--deals", o->deals,
-                     "Verify a sequence of deals instead: FILE ('-': stdin) with one 'fair deal --json' object per "
-                     "line, or a JSON array; also checks that the nonces are consecutive");
+                     "Verify a sequence of deals instead: FILE ('-': stdin) with one 'fair deal --json' object or "
+                     "fairdeckd deal answer per line, or a JSON array; also checks that the nonces are consecutive");
   verify->add_option("--first-nonce", o->first_nonce, "With --deals: the nonce the sequence must start at");
   verify->add_option("--hand", o->hand,
                      "Check a fairdeckd hand from your seat instead: FILE ('-': stdin) with the deal answer of "

@@ -351,6 +351,12 @@ if (process.env.FAIRDECKD) {
   console.log("skip live service case: set FAIRDECKD=path/to/fairdeckd to run it");
 }
 
+// ------------------------------------------------------------------ 7. receipts and signed checkpoints (transparency_cases.mjs)
+{
+  const { transparencyCases } = await import("./transparency_cases.mjs");
+  await transparencyCases({ source: opt.source, runCase, b64url });
+}
+
 // ------------------------------------------------------------------ the network must never have been touched
 report(foreignRequests.length === 0 && pageLoads === pagesOpened && pagesOpened > 40,
   `no request other than the page's own file (${pageLoads} loads of it observed in ${pagesOpened} pages)`,
