@@ -37,16 +37,55 @@ battery_settings battery_settings::for_volume(std::uint64_t values) {
   return s;
 }
 
+namespace detail {
+
+// The battery's tests, in report order: one accumulator each, defined next to the others of
+// its kind (battery_bits.cpp, battery_values.cpp, battery_birthday.cpp). A new test is a
+// factory there and a row here; the calibration test (tests/certify_test.cpp) covers every
+// registered test under the null.
+std::unique_ptr<accumulator> make_monobit(const stream_setup&);
+std::unique_ptr<accumulator> make_runs(const stream_setup&);
+std::unique_ptr<accumulator> make_longest_run(const stream_setup&);
+std::unique_ptr<accumulator> make_lowbit_autocorrelation(const stream_setup&);
+std::unique_ptr<accumulator> make_frequency(const stream_setup&);
+std::unique_ptr<accumulator> make_serial_correlation(const stream_setup&);
+std::unique_ptr<accumulator> make_gap(const stream_setup&);
+std::unique_ptr<accumulator> make_poker(const stream_setup&);
+std::unique_ptr<accumulator> make_coupon_collector(const stream_setup&);
+std::unique_ptr<accumulator> make_permutation(const stream_setup&);
+std::unique_ptr<accumulator> make_birthday_spacings(const stream_setup&);
+std::unique_ptr<accumulator> make_birthday_spacings_low(const stream_setup&);
+
+namespace {
+constexpr registration registry[] = {
+    {input::bit_blocks, make_monobit},
+    {input::bit_blocks, make_runs},
+    {input::bit_blocks, make_longest_run},
+    {input::values, make_lowbit_autocorrelation},
+    {input::values, make_frequency},
+    {input::values, make_serial_correlation},
+    {input::values, make_gap},
+    {input::values, make_poker},
+    {input::values, make_coupon_collector},
+    {input::values, make_permutation},
+    {input::values, make_birthday_spacings},
+    {input::values, make_birthday_spacings_low},
+};
+}  // namespace
+}  // namespace detail
+
 struct battery::impl {
   stream_spec spec;
+  battery_settings settings;
   std::uint64_t n = 0;
-  detail::bit_tests bits;
-  detail::lowbit_autocorrelation lowbit;
-  detail::value_tests values;
+  // Every applicable test, in registry order, and which of them read bit blocks.
+  std::vector<std::unique_ptr<detail::accumulator>> tests;
+  std::vector<detail::accumulator*> by_values, by_blocks;
   // Scaled ranges that are not a power of two: indicator bits packed 64 to a block.
   bool pack = false;
   std::uint64_t half = 0, block = 0;
   unsigned block_fill = 0;
+  std::vector<std::uint64_t> packed{};
 
   static unsigned block_bits(const stream_spec& s) {
     if (s.type == stream_spec::kind::raw) return s.bits;
@@ -64,9 +103,18 @@ struct battery::impl {
     return static_cast<double>(s.range / 2) / static_cast<double>(s.range);  // odd values among [0, range)
   }
 
-  impl(stream_spec s, const battery_settings& settings)
-      : spec(std::move(s)), bits(block_bits(spec), bit_p(spec), spec.family), lowbit(low_p(spec), spec.family),
-        values(spec, settings) {
+  impl(stream_spec s, const battery_settings& set) : spec(std::move(s)), settings(set) {
+    const bool raw = spec.type == stream_spec::kind::raw;
+    const detail::stream_setup setup{
+        .spec = spec, .settings = settings, .raw = raw,
+        .range = raw ? std::ldexp(1.0, static_cast<int>(spec.bits)) : static_cast<double>(spec.range),
+        .block_bits = block_bits(spec), .block_p = bit_p(spec), .low_p = low_p(spec)};
+    for (const auto& r : detail::registry) {
+      auto t = r.make(setup);
+      if (!t) continue;
+      (r.reads == detail::input::bit_blocks ? by_blocks : by_values).push_back(t.get());
+      tests.push_back(std::move(t));
+    }
     pack = spec.type == stream_spec::kind::scaled && !(std::has_single_bit(spec.range) && spec.range >= 256);
     half = spec.range / 2;
   }
@@ -84,21 +132,22 @@ battery& battery::operator=(battery&&) noexcept = default;
 
 void battery::feed(std::span<const std::uint64_t> v) {
   impl& s = *p_;
+  std::span<const std::uint64_t> blocks = v;
   if (s.pack) {
     // Indicator x < floor(range/2), most significant bit first within a block.
+    s.packed.clear();
     for (std::uint64_t x : v) {
       s.block = (s.block << 1) | (x < s.half ? 1u : 0u);
       if (++s.block_fill == 64) {
-        s.bits.add_block(s.block);
+        s.packed.push_back(s.block);
         s.block = 0;
         s.block_fill = 0;
       }
     }
-  } else {
-    s.bits.add_blocks(v);
+    blocks = s.packed;
   }
-  s.lowbit.add(v);
-  s.values.add(v);
+  for (auto* t : s.by_blocks) t->add(blocks);
+  for (auto* t : s.by_values) t->add(v);
   s.n += v.size();
 }
 
@@ -107,9 +156,7 @@ const stream_spec& battery::spec() const noexcept { return p_->spec; }
 
 std::vector<test_result> battery::results() const {
   std::vector<test_result> out;
-  p_->bits.results(out);
-  p_->lowbit.results(out);
-  p_->values.results(out);
+  for (const auto& t : p_->tests) t->results(out);
   return out;
 }
 
