@@ -29,8 +29,8 @@ class accumulator {
 struct stream_setup {
   const stream_spec& spec;
   const battery_settings& settings;
-  bool raw = true;         // raw words (spec.bits) or scaled draws in [0, spec.range)
-  double range = 0;        // 2^bits or the scaled range, as a double
+  bool raw = true;           // raw words (spec.bits) or scaled draws in [0, spec.range)
+  double range = 0;          // 2^bits or the scaled range, as a double
   unsigned block_bits = 64;  // bit tests: bits per block
   double block_p = 0.5;      // bit tests: P(1) of each bit of a block
   double low_p = 0.5;        // P(lowest bit of a value = 1)

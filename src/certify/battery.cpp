@@ -93,8 +93,7 @@ struct battery::impl {
     return 64;
   }
   static double bit_p(const stream_spec& s) {
-    if (block_bits(s) != 64 || s.type == stream_spec::kind::raw ||
-        (std::has_single_bit(s.range) && s.range >= 256))
+    if (block_bits(s) != 64 || s.type == stream_spec::kind::raw || (std::has_single_bit(s.range) && s.range >= 256))
       return 0.5;
     return static_cast<double>(s.range / 2) / static_cast<double>(s.range);
   }
@@ -105,10 +104,14 @@ struct battery::impl {
 
   impl(stream_spec s, const battery_settings& set) : spec(std::move(s)), settings(set) {
     const bool raw = spec.type == stream_spec::kind::raw;
-    const detail::stream_setup setup{
-        .spec = spec, .settings = settings, .raw = raw,
-        .range = raw ? std::ldexp(1.0, static_cast<int>(spec.bits)) : static_cast<double>(spec.range),
-        .block_bits = block_bits(spec), .block_p = bit_p(spec), .low_p = low_p(spec)};
+    const detail::stream_setup setup{.spec = spec,
+                                     .settings = settings,
+                                     .raw = raw,
+                                     .range = raw ? std::ldexp(1.0, static_cast<int>(spec.bits))
+                                                  : static_cast<double>(spec.range),
+                                     .block_bits = block_bits(spec),
+                                     .block_p = bit_p(spec),
+                                     .low_p = low_p(spec)};
     for (const auto& r : detail::registry) {
       auto t = r.make(setup);
       if (!t) continue;
@@ -122,8 +125,10 @@ struct battery::impl {
 
 battery::battery(stream_spec spec, battery_settings settings) {
   if (spec.family.empty()) spec.family = spec.type == stream_spec::kind::raw ? "raw" : "scaled";
-  if (spec.type == stream_spec::kind::raw) (void)stream_spec::raw_words(spec.bits);
-  else (void)stream_spec::scaled(spec.range);
+  if (spec.type == stream_spec::kind::raw)
+    (void)stream_spec::raw_words(spec.bits);
+  else
+    (void)stream_spec::scaled(spec.range);
   p_ = std::make_unique<impl>(std::move(spec), settings);
 }
 battery::~battery() = default;

@@ -78,15 +78,21 @@ class birthday_spacings final : public accumulator {
   void results(std::vector<test_result>& out) const override {
     const double n = static_cast<double>(g_.n), k = static_cast<double>(g_.k);
     const double lambda = n * n * n / (4 * k), total = lambda * static_cast<double>(replicates_);
-    test_result r{.name = g_.name, .family = family_,
+    test_result r{.name = g_.name,
+                  .family = family_,
                   .description = g_.radix ? fmt::format("equal spacings among {} points of {} consecutive values "
-                                                        "(k = {:.3g} cells)", g_.n, g_.t, k)
+                                                        "(k = {:.3g} cells)",
+                                                        g_.n, g_.t, k)
                                           : fmt::format("equal spacings among {} points from {} bits of 2 consecutive "
-                                                        "values ({} bits; k = 2^{} cells)", g_.n, g_.bits,
-                                                        g_.shift ? "high" : "low", 2 * g_.bits),
-                  .reference = "Marsaglia 1985; Knuth §3.3.2 J; L'Ecuyer & Simard 2001: collisions ~ Poisson(n^3/4k) "
-                               "per replicate, upper tail",
-                  .distribution = "poisson", .sample = replicates_, .min_sample = 1, .unit = "replicates"};
+                                                        "values ({} bits; k = 2^{} cells)",
+                                                        g_.n, g_.bits, g_.shift ? "high" : "low", 2 * g_.bits),
+                  .reference =
+                      "Marsaglia 1985; Knuth §3.3.2 J; L'Ecuyer & Simard 2001: collisions ~ Poisson(n^3/4k) "
+                      "per replicate, upper tail",
+                  .distribution = "poisson",
+                  .sample = replicates_,
+                  .min_sample = 1,
+                  .unit = "replicates"};
     if (replicates_ < r.min_sample)
       return out.push_back(invalid(std::move(r), fmt::format("needs {} values for one replicate", g_.n * g_.t)));
     r.statistic = static_cast<double>(collisions_);
@@ -117,8 +123,12 @@ std::uint64_t points_for(std::uint64_t cells, const battery_settings& settings) 
 geometry raw_geometry(const stream_setup& s, bool high) {
   const unsigned cell_bits = std::clamp(s.settings.birthday_cell_bits, 12u, 62u);
   const unsigned b = std::min(s.spec.bits, cell_bits / 2);
-  geometry g{.name = high ? "birthday-spacings" : "birthday-spacings-low", .t = 2, .k = std::uint64_t{1} << (2 * b),
-             .n = 0, .shift = high ? s.spec.bits - b : 0, .bits = b};
+  geometry g{.name = high ? "birthday-spacings" : "birthday-spacings-low",
+             .t = 2,
+             .k = std::uint64_t{1} << (2 * b),
+             .n = 0,
+             .shift = high ? s.spec.bits - b : 0,
+             .bits = b};
   g.n = points_for(g.k, s.settings);
   return g;
 }
@@ -134,9 +144,12 @@ std::unique_ptr<accumulator> make_birthday_spacings(const stream_setup& s) {
   if (log2r * t > 62.5) return nullptr;
   std::uint64_t cells = 1;
   for (unsigned i = 0; i < t; ++i) cells *= s.spec.range;
-  return std::make_unique<birthday_spacings>(
-      geometry{.name = "birthday-spacings", .t = t, .k = cells, .n = points_for(cells, s.settings), .radix = s.spec.range},
-      s.spec.family);
+  return std::make_unique<birthday_spacings>(geometry{.name = "birthday-spacings",
+                                                      .t = t,
+                                                      .k = cells,
+                                                      .n = points_for(cells, s.settings),
+                                                      .radix = s.spec.range},
+                                             s.spec.family);
 }
 
 // Low bits of raw words wider than the coordinates (none for draws).

@@ -25,10 +25,14 @@ class monobit final : public accumulator {
   void results(std::vector<test_result>& out) const override {
     const std::uint64_t n = blocks_ * m_;
     const double nd = static_cast<double>(n), q = p_ * (1 - p_);
-    test_result r{.name = "monobit", .family = family_,
+    test_result r{.name = "monobit",
+                  .family = family_,
                   .description = "proportion of one bits (a biased bit in the output)",
                   .reference = "NIST SP 800-22 rev. 1a §2.1; binomial, normal approximation",
-                  .distribution = "normal", .sample = n, .min_sample = 100, .unit = "bits"};
+                  .distribution = "normal",
+                  .sample = n,
+                  .min_sample = 100,
+                  .unit = "bits"};
     if (n < r.min_sample) return out.push_back(invalid(std::move(r), fmt::format("fewer than {} bits", r.min_sample)));
     const double z = (static_cast<double>(ones_) - nd * p_) / std::sqrt(nd * q);
     r.statistic = z;
@@ -54,7 +58,8 @@ class monobit final : public accumulator {
 class runs final : public accumulator {
  public:
   runs(unsigned block_bits, std::string family)
-      : m_(block_bits), family_(std::move(family)),
+      : m_(block_bits),
+        family_(std::move(family)),
         mask_(block_bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << block_bits) - 1) {}
   void add(std::span<const std::uint64_t> blocks) override {
     for (std::uint64_t b : blocks) {
@@ -69,10 +74,14 @@ class runs final : public accumulator {
   void results(std::vector<test_result>& out) const override {
     const std::uint64_t n = blocks_ * m_;
     const double nd = static_cast<double>(n);
-    test_result r{.name = "runs", .family = family_,
+    test_result r{.name = "runs",
+                  .family = family_,
                   .description = "number of runs of equal bits, given the number of ones (oscillation)",
                   .reference = "Wald & Wolfowitz 1940, conditional on the ones; NIST SP 800-22 §2.3",
-                  .distribution = "normal", .sample = n, .min_sample = 100, .unit = "bits"};
+                  .distribution = "normal",
+                  .sample = n,
+                  .min_sample = 100,
+                  .unit = "bits"};
     const double n1 = static_cast<double>(ones_), n0 = nd - n1;
     const double mean = 1 + 2 * n1 * n0 / nd;
     const double var = n > 1 ? 2 * n1 * n0 * (2 * n1 * n0 - nd) / (nd * nd * (nd - 1)) : 0;
@@ -113,10 +122,14 @@ class longest_run final : public accumulator {
     blocks_ += blocks.size();
   }
   void results(std::vector<test_result>& out) const override {
-    test_result r{.name = "longest-run", .family = family_,
+    test_result r{.name = "longest-run",
+                  .family = family_,
                   .description = fmt::format("longest run of ones in each {}-bit block", m_),
                   .reference = "NIST SP 800-22 §2.4; exact law of the longest run by dynamic programming",
-                  .distribution = "chi2", .sample = blocks_, .min_sample = 100, .unit = "blocks"};
+                  .distribution = "chi2",
+                  .sample = blocks_,
+                  .min_sample = 100,
+                  .unit = "blocks"};
     if (blocks_ < r.min_sample)
       return out.push_back(invalid(std::move(r), fmt::format("fewer than {} blocks", r.min_sample)));
     chi2_against(r, std::vector<double>(longest_.begin(), longest_.end()), longest_run_law(m_, p_));
@@ -150,7 +163,7 @@ class lowbit_autocorrelation final : public accumulator {
   std::string family_;
   std::vector<std::uint64_t> lag_;
   std::vector<std::uint64_t> bits_{};  // packed, LSB first; bits_[0] is stream word `base_`
-  std::uint64_t base_ = 0;           // stream index (in 64-bit words) of bits_[0]
+  std::uint64_t base_ = 0;             // stream index (in 64-bit words) of bits_[0]
   std::uint64_t pending_ = 0, pending_count_ = 0;
   std::vector<std::uint64_t> next_;  // per lag: next first-word index to process
   std::vector<std::uint64_t> pairs_, both_, first_, second_;
@@ -164,8 +177,14 @@ std::vector<std::uint64_t> lowbit_autocorrelation::lags() {
 }
 
 lowbit_autocorrelation::lowbit_autocorrelation(double p, std::string family)
-    : p_(p), family_(std::move(family)), lag_(lags()), next_(lag_.size(), 0), pairs_(lag_.size(), 0),
-      both_(lag_.size(), 0), first_(lag_.size(), 0), second_(lag_.size(), 0) {}
+    : p_(p),
+      family_(std::move(family)),
+      lag_(lags()),
+      next_(lag_.size(), 0),
+      pairs_(lag_.size(), 0),
+      both_(lag_.size(), 0),
+      first_(lag_.size(), 0),
+      second_(lag_.size(), 0) {}
 
 void lowbit_autocorrelation::add(std::span<const std::uint64_t> values) {
   for (std::uint64_t v : values) {
@@ -186,7 +205,8 @@ void lowbit_autocorrelation::process() {
     std::uint64_t both = 0, first = 0, second = 0;
     for (; i + q + (r ? 1 : 0) < end; ++i) {
       const std::uint64_t a = bits_[i - base_];
-      const std::uint64_t b = r ? (bits_[i + q - base_] >> r) | (bits_[i + q + 1 - base_] << (64 - r)) : bits_[i + q - base_];
+      const std::uint64_t b = r ? (bits_[i + q - base_] >> r) | (bits_[i + q + 1 - base_] << (64 - r))
+                                : bits_[i + q - base_];
       both += static_cast<std::uint64_t>(std::popcount(a & b));
       first += static_cast<std::uint64_t>(std::popcount(a));
       second += static_cast<std::uint64_t>(std::popcount(b));
@@ -207,11 +227,16 @@ void lowbit_autocorrelation::process() {
 void lowbit_autocorrelation::results(std::vector<test_result>& out) const {
   lowbit_autocorrelation done = *this;
   done.process();
-  test_result r{.name = "lowbit-autocorrelation", .family = family_,
+  test_result r{.name = "lowbit-autocorrelation",
+                .family = family_,
                 .description = "lowest bit against itself 1..16 and 32..2^20 values later (short low-bit periods)",
-                .reference = "Menezes, van Oorschot & Vanstone, Handbook of Applied Cryptography §5.4.4 (v), "
-                             "centred; sum of squared z-scores ~ chi2(lags)",
-                .distribution = "chi2", .sample = done.pairs_[0], .min_sample = min_pairs, .unit = "pairs at lag 1"};
+                .reference =
+                    "Menezes, van Oorschot & Vanstone, Handbook of Applied Cryptography §5.4.4 (v), "
+                    "centred; sum of squared z-scores ~ chi2(lags)",
+                .distribution = "chi2",
+                .sample = done.pairs_[0],
+                .min_sample = min_pairs,
+                .unit = "pairs at lag 1"};
   const double q = p_ * (1 - p_);
   double x2 = 0, worst = 0;
   std::uint64_t worst_lag = 0, used = 0, max_lag = 0;

@@ -55,12 +55,15 @@ class frequency final : public accumulator {
       }
     }
     const double pmin = *std::min_element(null.begin(), null.end());
-    test_result r{.name = "frequency", .family = family_,
-                  .description = raw_ ? fmt::format("how often each byte value occurs ({} low bytes of each word)", bytes_)
+    test_result r{.name = "frequency",
+                  .family = family_,
+                  .description = raw_ ? fmt::format("how often each byte value occurs ({} low bytes of each word)",
+                                                    bytes_)
                                  : width_ == 1 ? std::string("how often each value occurs")
                                                : fmt::format("how often each block of {} values occurs", width_),
                   .reference = "Pearson chi-square against the uniform law (Knuth §3.3.2 A)",
-                  .distribution = "chi2", .sample = n,
+                  .distribution = "chi2",
+                  .sample = n,
                   .min_sample = static_cast<std::uint64_t>(std::ceil(5 / pmin)),
                   .unit = raw_ ? "bytes" : "values"};
     if (n < r.min_sample) return out.push_back(invalid(std::move(r), "fewer than 5 expected per category"));
@@ -74,8 +77,8 @@ class frequency final : public accumulator {
   std::uint64_t range_;
   std::string family_;
   std::vector<std::uint64_t> freq_{};
-  unsigned bytes_ = 0;        // raw: bytes per word counted
-  std::uint64_t width_ = 1;   // scaled: values per category
+  unsigned bytes_ = 0;       // raw: bytes per word counted
+  std::uint64_t width_ = 1;  // scaled: values per category
 };
 
 // serial-correlation: V = (x - (R-1)/2) / R against the values 1..k before it. V has variance
@@ -108,11 +111,16 @@ class serial_correlation final : public accumulator {
   }
   void results(std::vector<test_result>& out) const override {
     const std::size_t k = lag_sum_.size();
-    test_result r{.name = "serial-correlation", .family = family_,
+    test_result r{.name = "serial-correlation",
+                  .family = family_,
                   .description = fmt::format("correlation between values 1..{} apart", k),
                   .reference = "Knuth §3.3.2 K; z_L = sum V_i V_(i+L) / (sqrt(n - L) var), sum of z^2 ~ chi2(k)",
-                  .distribution = "chi2", .sample = n_, .min_sample = 1000 + k, .unit = "values"};
-    if (n_ < r.min_sample) return out.push_back(invalid(std::move(r), fmt::format("fewer than {} values", r.min_sample)));
+                  .distribution = "chi2",
+                  .sample = n_,
+                  .min_sample = 1000 + k,
+                  .unit = "values"};
+    if (n_ < r.min_sample)
+      return out.push_back(invalid(std::move(r), fmt::format("fewer than {} values", r.min_sample)));
     double x2 = 0, worst = 0;
     std::size_t worst_lag = 0;
     for (std::size_t i = 0; i < k; ++i) {
@@ -137,7 +145,7 @@ class serial_correlation final : public accumulator {
   std::string family_;
   std::uint64_t n_ = 0;
   double mean_ = 0, scale_ = 1, var_ = 1;
-  std::vector<double> history_;    // ring of the last k centred values
+  std::vector<double> history_;  // ring of the last k centred values
   std::size_t ring_pos_ = 0;
   std::vector<double> lag_sum_, lag_block_;
   std::uint64_t block_count_ = 0;
@@ -166,10 +174,14 @@ class gap final : public accumulator {
   }
   void results(std::vector<test_result>& out) const override {
     const std::uint64_t gaps = total(gaps_);
-    test_result r{.name = "gap", .family = family_,
+    test_result r{.name = "gap",
+                  .family = family_,
                   .description = fmt::format("gaps between values below {} (share {:.4g})", limit_, p_),
-                  .reference = "Knuth §3.3.2 C; geometric law, pooled chi-square", .distribution = "chi2",
-                  .sample = gaps, .min_sample = min_groups, .unit = "gaps"};
+                  .reference = "Knuth §3.3.2 C; geometric law, pooled chi-square",
+                  .distribution = "chi2",
+                  .sample = gaps,
+                  .min_sample = min_groups,
+                  .unit = "gaps"};
     if (!(p_ < 1)) return out.push_back(invalid(std::move(r), "every value is a hit (range too small)"));
     if (gaps < r.min_sample)
       return out.push_back(invalid(std::move(r), fmt::format("fewer than {} gaps", r.min_sample)));
@@ -224,10 +236,14 @@ class poker final : public accumulator {
   }
   void results(std::vector<test_result>& out) const override {
     const std::uint64_t groups = total(counts_);
-    test_result r{.name = "poker", .family = family_,
+    test_result r{.name = "poker",
+                  .family = family_,
                   .description = fmt::format("distinct symbols among 5 consecutive values, alphabet of {}", a_.d),
-                  .reference = "Knuth §3.3.2 D (distinct-value form), exact law", .distribution = "chi2",
-                  .sample = groups, .min_sample = min_groups, .unit = "groups of 5"};
+                  .reference = "Knuth §3.3.2 D (distinct-value form), exact law",
+                  .distribution = "chi2",
+                  .sample = groups,
+                  .min_sample = min_groups,
+                  .unit = "groups of 5"};
     if (!a_.d)
       return out.push_back(
           invalid(std::move(r), "the range has no divisor in 2..16 and exceeds 64: no uniform alphabet"));
@@ -269,10 +285,14 @@ class coupon_collector final : public accumulator {
   }
   void results(std::vector<test_result>& out) const override {
     const std::uint64_t segs = total(counts_);
-    test_result r{.name = "coupon-collector", .family = family_,
+    test_result r{.name = "coupon-collector",
+                  .family = family_,
                   .description = fmt::format("values needed to see all {} symbols", a_.d),
-                  .reference = "Knuth §3.3.2 E, exact law by dynamic programming", .distribution = "chi2",
-                  .sample = segs, .min_sample = min_groups, .unit = "segments"};
+                  .reference = "Knuth §3.3.2 E, exact law by dynamic programming",
+                  .distribution = "chi2",
+                  .sample = segs,
+                  .min_sample = min_groups,
+                  .unit = "segments"};
     if (!a_.d)
       return out.push_back(
           invalid(std::move(r), "the range has no divisor in 2..8 and exceeds 64: no uniform alphabet"));
@@ -318,10 +338,14 @@ class permutation final : public accumulator {
   }
   void results(std::vector<test_result>& out) const override {
     const std::uint64_t groups = total(orders_);
-    test_result r{.name = "permutation", .family = family_,
+    test_result r{.name = "permutation",
+                  .family = family_,
                   .description = "relative order of 5 consecutive values (120 orders; groups with ties left out)",
-                  .reference = "Knuth §3.3.2 F; uniform over 5! orders", .distribution = "chi2",
-                  .sample = groups, .min_sample = 600, .unit = "groups of 5"};
+                  .reference = "Knuth §3.3.2 F; uniform over 5! orders",
+                  .distribution = "chi2",
+                  .sample = groups,
+                  .min_sample = 600,
+                  .unit = "groups of 5"};
     if (groups < r.min_sample)
       return out.push_back(invalid(std::move(r), "fewer than 600 groups without ties (5 per order)"));
     chi2_against(r, std::vector<double>(orders_.begin(), orders_.end()), std::vector<double>(120, 1.0 / 120));

@@ -2,7 +2,8 @@
 // [0, 2^bits)) or its scaled draws (values in [0, range)). One pass, streaming, bounded
 // memory; feed() any number of times, results() at the end (or after a stop).
 //
-// Tests (names are stable JSON identifiers; sources of each null law in brackets):
+// Tests (names are stable JSON identifiers; sources of each null law in brackets; reports
+// list them in the order of the registry in src/certify/battery.cpp, one accumulator each):
 //  monobit              ones among the bits                   [NIST SP 800-22 rev. 1a §2.1]
 //  frequency            per value: bytes of raw words, values of scaled draws; Pearson chi2
 //  runs                 runs of equal bits, Wald-Wolfowitz conditional on the ones
