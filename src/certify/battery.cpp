@@ -58,16 +58,36 @@ std::unique_ptr<accumulator> make_birthday_spacings_low(const stream_setup&);
 
 namespace {
 constexpr registration registry[] = {
+    // monobit: ones among the bits [NIST SP 800-22 rev. 1a §2.1]
     {input::bit_blocks, make_monobit},
+    // runs: runs of equal bits, conditional on the ones [A. Wald & J. Wolfowitz, Ann. Math.
+    // Statist. 11, 1940; NIST §2.3]
     {input::bit_blocks, make_runs},
+    // longest-run: longest run of ones per block, exact law by DP [NIST §2.4]
     {input::bit_blocks, make_longest_run},
+    // lowbit-autocorrelation: lowest bit against itself at lags 1..16 and 2^5..2^20; short
+    // low-bit periods (LCGs mod 2^k, Java) [Menezes, van Oorschot, Vanstone, Handbook of
+    // Applied Cryptography §5.4.4 (v)]
     {input::values, make_lowbit_autocorrelation},
+    // frequency: bytes of raw words, values of scaled draws; Pearson chi2 [Knuth, TAOCP vol. 2,
+    // 3rd ed., §3.3.2 A]
     {input::values, make_frequency},
+    // serial-correlation: values at lags 1..k, chi2(k) of the k z-scores [Knuth §3.3.2 K]
     {input::values, make_serial_correlation},
+    // gap: gaps between values in the lowest eighth [Knuth §3.3.2 C]
     {input::values, make_gap},
+    // poker: distinct symbols among 5 [Knuth §3.3.2 D]
     {input::values, make_poker},
+    // coupon-collector: segment lengths until all d symbols are seen [Knuth §3.3.2 E]
     {input::values, make_coupon_collector},
+    // permutation: relative order of 5 consecutive values, 120 orders [Knuth §3.3.2 F]
     {input::values, make_permutation},
+    // birthday-spacings (-low): collisions among spacings of n points in k cells, Poisson(n^3/4k)
+    // [Marsaglia 1985; Knuth §3.3.2 J; L'Ecuyer & Simard, "On the performance of birthday
+    // spacings tests with certain families of random number generators", Math. Comput.
+    // Simul. 55, 2001; TestU01 smarsa_BirthdaySpacings]. Points are pairs of words (t = 2)
+    // from the high bits and (raw words wider than a coordinate) from the low bits, or t
+    // consecutive scaled draws.
     {input::values, make_birthday_spacings},
     {input::values, make_birthday_spacings_low},
 };
