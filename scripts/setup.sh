@@ -22,7 +22,7 @@ packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev
           python3-dev pybind11-dev python3-numpy python3-pytest python3-pip python3-venv python3-setuptools)  # python/
 # clang 14 + its sanitizer/libFuzzer runtime for the clang and asan presets; Chromium to
 # check that the audit's HTML report renders; dieharder reads `fairdeck random --raw`.
-if [[ $preset == clang || $preset == asan || $ci_tools == 1 ]]; then
+if [[ $preset == clang || $preset == asan || $preset == tsan || $ci_tools == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)
 fi
 # aarch64 preset: the cross compiler and the arm64 (multiarch) packages the library links.

@@ -196,8 +196,8 @@ TEST(AuditCli, TooFewDecksIsNoVerdictAndExitsFour) {
 
 // Issue #27 item 14: a FIFO or a pipe path works wherever a file does.
 TEST(AuditCli, ReadsDecksFromAFifoAndFromDevStdin) {
-  char tmpl[] = "/tmp/fairdeck_audit_fifo_XXXXXX";
-  const std::string dir = ::mkdtemp(tmpl);
+  const fairdeck::testing::temp_dir tmp;  // removed even when an assertion ends the test early
+  const std::string dir = tmp.path.string();
   const std::string decks = dir + "/decks.txt", fifo = dir + "/decks.fifo";
   std::ofstream(decks) << shuffled_decks(300, 5);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -208,5 +208,4 @@ TEST(AuditCli, ReadsDecksFromAFifoAndFromDevStdin) {
   r = run_cli("audit --json --format indices --input /dev/stdin", shuffled_decks(300, 5));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["audits"][0]["trials"], 300);
-  (void)!std::system(("rm -rf " + dir).c_str());
 }

@@ -25,22 +25,8 @@ using fairdeck::testing::run_cli;
 
 namespace {
 
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_certify_cli_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() { (void)!std::system(("rm -rf " + path).c_str()); }
-  [[nodiscard]] std::string file(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using fairdeck::testing::slurp;
+using fairdeck::testing::temp_dir;
 
 // Runs `script` with bash, the built CLI as $F: pipes, FIFOs and process substitution that
 // run_cli's single command cannot express. stdout and the exit code; stderr to `err_file`.

@@ -24,6 +24,7 @@
 #include "fairdeck/stats/tests.hpp"
 #include "sanitizer_build.hpp"
 #include "stats_test_support.hpp"
+#include "test_support.hpp"
 
 namespace fc = fairdeck::certify;
 using fairdeck::engine_id;
@@ -148,8 +149,8 @@ TEST(CertifyBattery, PValuesAreUniformUnderTheNull) {
         double pv = *t.p_value;
         if (t.distribution == "poisson") {
           // p = P(X >= x); P(X >= x+1) = p - P(X = x): randomise between them.
-          const double expected = std::stod(t.note.substr(t.note.find(", ") + 2));
-          const double above = fc::poisson_upper_tail(t.statistic + 1, expected);
+          ASSERT_TRUE(t.expected.has_value()) << t.name;
+          const double above = fc::poisson_upper_tail(t.statistic + 1, *t.expected);
           pv = above + u01(jitter) * (pv - above);
         }
         p[t.name].push_back(pv);
@@ -228,16 +229,11 @@ std::string deck_stream(std::size_t decks, bool never_repeat_top) {
 }
 
 fc::certification certify_decks(const std::string& text) {
-  char name[] = "/tmp/fairdeck_certify_decks_XXXXXX";
-  const int fd = ::mkstemp(name);
-  EXPECT_GE(fd, 0);
-  ::close(fd);
-  std::ofstream(name) << text;
+  const fairdeck::testing::temp_dir dir;
+  fairdeck::testing::write_file(dir / "decks.txt", text);
   fc::certify_plan plan;
-  plan.decks_path = name;
-  auto c = fc::run_certification(plan);
-  ::unlink(name);
-  return c;
+  plan.decks_path = dir / "decks.txt";
+  return fc::run_certification(plan);
 }
 
 }  // namespace

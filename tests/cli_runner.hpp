@@ -1,14 +1,11 @@
 // Runs the built fairdeck binary for end-to-end tests: exit code, stdout, stderr.
 #pragma once
 
-#include <array>
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "test_support.hpp"
 
 namespace fairdeck::testing {
 
@@ -38,18 +35,8 @@ inline cli_result run_cli(const std::string& args, const std::string& input = {}
   } else {
     cmd += " </dev/null";
   }
-  cli_result r{-1, {}, {}};
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int status = ::pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  std::ifstream ef(err_name);
-  std::stringstream ss;
-  ss << ef.rdbuf();
-  r.err = ss.str();
+  auto [exit_code, out] = run_shell(cmd);
+  cli_result r{exit_code, std::move(out), slurp(err_name)};
   ::unlink(err_name);
   if (!in_name.empty()) ::unlink(in_name.c_str());
   return r;

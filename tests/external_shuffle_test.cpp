@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "../src/shuffle/external_parts.hpp"
-#include "fair_test_support.hpp"
+#include "test_support.hpp"
 #include "fairdeck/shuffle/external.hpp"
 #include "fairdeck/util/byte_size.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "cli_runner.hpp"
 #include "fairdeck/cards/deal.hpp"
-#include "fair_test_support.hpp"
+#include "test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 
 using namespace fairdeck;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "fair_test_support.hpp"
+#include "test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 #include "sanitizer_build.hpp"
 

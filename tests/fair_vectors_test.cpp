@@ -2,7 +2,7 @@
 // deal anyone has published becomes unverifiable: fix the code, not the vector.
 #include <gtest/gtest.h>
 
-#include <sodium.h>
+#include "fairdeck/util/sha256.hpp"
 
 #include <deque>
 #include <limits>
@@ -18,14 +18,6 @@ namespace {
 
 constexpr std::string_view seed1_hex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 constexpr std::string_view seed2_hex = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
-
-std::string sha256_hex(std::string_view text) {
-  unsigned char h[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(text.data()), text.size());
-  char hex[2 * sizeof h + 1];
-  sodium_bin2hex(hex, sizeof hex, h, sizeof h);
-  return hex;
-}
 
 // Counts words so tests can see how many a deal consumed (i.e. how many were rejected).
 struct counting_words {

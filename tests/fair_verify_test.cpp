@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fair_test_support.hpp"
+#include "test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 
 using namespace fairdeck;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "fair_test_support.hpp"
+#include "test_support.hpp"
 #include "fairdeck/cards/card.hpp"
 #include "fairdeck/stats/deck_reader.hpp"
 #include "fairdeck/util/printable.hpp"

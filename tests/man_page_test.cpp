@@ -17,23 +17,9 @@ namespace {
 
 using fairdeck::testing::run_cli;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using fairdeck::testing::slurp;
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    ::pclose(p);
-  }
-  return out;
-}
+std::string run(const std::string& cmd) { return fairdeck::testing::shell_output(cmd); }
 
 // Exit codes of the "## Exit codes" table in docs/cli.md: rows "| N | ... |".
 std::set<std::string> documented_exit_codes() {

@@ -53,14 +53,7 @@ TEST(NewcomerCli, ProgressOnlyOnCapableTerminalsAndNotWithQuiet) {
   auto on_tty = [](const std::string& env, const std::string& args) {
     const std::string cmd = env + " script -qec \"" + std::string(FAIRDECK_CLI) + " " + args +
                             " >/dev/null\" /dev/null </dev/null";
-    std::string out;
-    if (FILE* p = ::popen(cmd.c_str(), "r")) {
-      char buf[4096];
-      std::size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-      ::pclose(p);
-    }
-    return out;
+    return fairdeck::testing::shell_output(cmd);
   };
   const std::string args = std::string("odds --trials ") + (FAIRDECK_SLOW_BUILD ? "2000000" : "20000000") +
                            " --seed 1 --engine xoshiro256pp";

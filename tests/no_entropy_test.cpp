@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
-#include "fair_test_support.hpp"
+#include "test_support.hpp"
 #include "fairdeck/random/chacha20.hpp"
 #include "fairdeck/random/os_entropy.hpp"
 #include "sanitizer_build.hpp"
@@ -35,18 +35,8 @@ result run_without_entropy(const std::filesystem::path& dir, const std::string& 
   std::string cmd = "cd '" + dir.string() + "' && env " + (enosys ? "FAIRDECK_SHIM_ENOSYS=1 " : "") +
                     "LD_PRELOAD='" FAIRDECK_NOENTROPY_SHIM "' '" FAIRDECK_CLI "' " + args + " 2>'" + err_path.string() +
                     "' </dev/null";
-  result r;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int status = ::pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  std::ifstream ef(err_path);
-  std::stringstream ss;
-  ss << ef.rdbuf();
-  r.err = ss.str();
+  auto [exit_code, out] = fairdeck::testing::run_shell(cmd);
+  result r{exit_code, std::move(out), fairdeck::testing::slurp(err_path)};
   std::filesystem::remove(err_path);
   return r;
 }

@@ -19,22 +19,10 @@ using fairdeck::testing::run_cli;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using fairdeck::testing::slurp;
 
-// A fresh empty folder under /tmp, removed at the end of the test.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_out_test_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() { fs::remove_all(path); }
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
+// A fresh empty folder (test_support.hpp) that counts leftover partial files.
+struct temp_dir : fairdeck::testing::temp_dir {
   [[nodiscard]] int partial_files() const {
     int n = 0;
     for (const auto& e : fs::directory_iterator(path))

@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_support.hpp"
+
 namespace fs = std::filesystem;
 using fairdeck::output_error;
 using fairdeck::output_error_kind;
@@ -27,30 +29,8 @@ using fairdeck::safe_output;
 
 namespace {
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_safe_out_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    ::umount2(path.c_str(), MNT_DETACH);  // when a test mounted a small tmpfs here
-    fs::remove_all(path);
-  }
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
-  [[nodiscard]] int entries() const {
-    int n = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(path)) ++n;
-    return n;
-  }
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using fairdeck::testing::slurp;
+using fairdeck::testing::temp_dir;  // unmounts the small tmpfs a test mounted on it
 
 output_error_kind kind_of_failure(const std::string& path, std::vector<std::string> inputs = {}) {
   try {
@@ -97,7 +77,7 @@ TEST(SafeOutput, PathProblemsHaveDistinctKinds) {
     fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
     EXPECT_EQ(kind_of_failure(dir / "ro/out.txt"), output_error_kind::not_writable);
   }
-  EXPECT_EQ(dir.entries(), 3);  // in.txt, alias, hard: nothing created by the failed attempts
+  EXPECT_EQ(dir.entries(), 3u);  // in.txt, alias, hard: nothing created by the failed attempts
 }
 
 bool tmpfile_supported(const std::filesystem::path& dir) {
@@ -121,18 +101,18 @@ TEST(SafeOutput, ReplacesOnlyOnCommit) {
     EXPECT_EQ(out.plan().mode, fairdeck::output_mode::replace);
     // The temporary file exists from the start: unnamed where the file system has O_TMPFILE
     // (nothing to clean up after a kill -9), else a named *.fairdeck-partial.
-    EXPECT_EQ(dir.entries(), tmpfile_supported(dir.path) ? 1 : 2);
+    EXPECT_EQ(dir.entries(), tmpfile_supported(dir.path) ? 1u : 2u);
     out.write("new ");
     out.write(std::string(3 << 20, 'x'));  // more than the buffer
     EXPECT_EQ(slurp(path), "old");
   }  // destroyed without commit: the old file stays, the temporary goes
   EXPECT_EQ(slurp(path), "old");
-  EXPECT_EQ(dir.entries(), 1);
+  EXPECT_EQ(dir.entries(), 1u);
   safe_output out(path);
   out.write("new");
   out.commit();
   EXPECT_EQ(slurp(path), "new");
-  EXPECT_EQ(dir.entries(), 1);
+  EXPECT_EQ(dir.entries(), 1u);
   EXPECT_THROW(out.write("more"), std::logic_error);
 }
 
@@ -291,7 +271,7 @@ TEST(SafeOutput, ADiskFullLeavesTheOldFileAndNoTemporary) {
     EXPECT_NE(std::string(e.what()).find("big.bin': No space left on device"), std::string::npos) << e.what();
   }
   EXPECT_EQ(slurp(path), "old");
-  EXPECT_EQ(dir.entries(), 1);
+  EXPECT_EQ(dir.entries(), 1u);
 }
 
 // Positional writing: ranges reserved in order and written from several threads at once
@@ -413,5 +393,5 @@ TEST(SafeOutput, AReservedRangeOnAFullDiskFailsAndLeavesTheOldFile) {
     }
   }  // destroyed without commit
   EXPECT_EQ(slurp(path), "old");
-  EXPECT_EQ(dir.entries(), 1);
+  EXPECT_EQ(dir.entries(), 1u);
 }

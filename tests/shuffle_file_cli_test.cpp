@@ -24,16 +24,7 @@ using fairdeck::testing::run_cli;
 
 namespace {
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_shuf_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() { fs::remove_all(path); }
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
-  [[nodiscard]] std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), fs::directory_iterator())); }
-};
+using fairdeck::testing::temp_dir;
 
 // A small tmpfs at `dir` (root only); unmounted by the destructor.
 struct small_disk {
@@ -48,13 +39,8 @@ struct small_disk {
   }
 };
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-void write_file(const std::string& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+using fairdeck::testing::slurp;
+using fairdeck::testing::write_file;
 
 std::vector<std::string> split(const std::string& s, char d = '\n') {
   std::vector<std::string> out;
@@ -87,16 +73,7 @@ bool one_line(std::string err) {
   return !err.empty() && err.find('\n') == err.size() - 1;
 }
 
-std::string sh(const std::string& cmd) {
-  std::string out;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    ::pclose(p);
-  }
-  return out;
-}
+std::string sh(const std::string& cmd) { return fairdeck::testing::shell_output(cmd); }
 
 }  // namespace
 

@@ -28,20 +28,13 @@
 #include <unistd.h>
 
 #include "sanitizer_build.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_shufmem_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() { fs::remove_all(path); }
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using fairdeck::testing::temp_dir;
 
 // Lines of 8 to 71 bytes from a fixed LCG, written in pieces (this process stays small: its
 // pages are part of the child's measured peak).

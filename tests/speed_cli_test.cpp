@@ -18,26 +18,10 @@ using fairdeck::testing::run_cli;
 
 namespace {
 
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    char tmpl[] = "/tmp/fairdeck_speed_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() { std::filesystem::remove_all(path); }
-  [[nodiscard]] std::string file(const std::string& name) const { return path + "/" + name; }
-};
+using fairdeck::testing::temp_dir;
 
-void write_file(const std::string& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary) << content;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using fairdeck::testing::write_file;
+std::string read_file(const std::string& path) { return fairdeck::testing::slurp(path); }
 
 std::vector<std::string> split_lines(const std::string& s) {
   std::vector<std::string> out;
@@ -128,7 +112,7 @@ TEST(SpeedCli, ShuffleFileBadInputIsOneLineError) {
       {"shuffle-file " + dir.file("odd.bin") + " --records 7 --lines", "excludes"},
       {"shuffle-file " + dir.file("odd.bin") + " --json", "needs -o"},
       {"shuffle-file " + dir.file("odd.bin") + " --threads 257", "must be 0..256"},  // one rule: 0 = all cores
-      {"shuffle-file " + dir.path, "directory"},
+      {"shuffle-file " + dir.path.string(), "directory"},
       {"shuffle-file", "IN"},
   };
   for (const auto& c : cases) {

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fair_test_support.hpp"
+#include "test_support.hpp"
 #include "fairdeck/tlog/merkle.hpp"
 
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
-#include "fair_test_support.hpp"
+#include "test_support.hpp"
 #include "fairdeck/security/verify_page.hpp"
 
 using fairdeck::testing::run_cli;

@@ -17,6 +17,7 @@
 #include "fairdeck/certify/certify.hpp"
 #include "fairdeck/certify/evidence.hpp"
 #include "fairdeck/util/safe_output.hpp"
+#include "fairdeck/util/sha256.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 
@@ -140,7 +141,7 @@ int run_certify(const certify_options& o) {
   ctx.date = utc_now();
   std::error_code ec;
   ctx.executable_path = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  ctx.executable_sha256 = certify::sha256_file("/proc/self/exe");
+  ctx.executable_sha256 = sha256_file_hex("/proc/self/exe");
   auto report = certify_json(c, ctx);
   if (!o.sign.empty()) sign_report(report, o.sign);
   if (!o.report.empty()) write_output_file(o.report, report.dump(2) + "\n");

@@ -1,9 +1,11 @@
-// The battery's tallies (private to src/certify): each sees the whole stream once, in
-// order, and turns its counts into a test_result at the end. See certify/battery.hpp.
+// The battery's tallies (private to src/certify): one accumulator per test. Each sees the
+// whole stream once, in order, and turns its counts into test_results at the end. The
+// battery (battery.cpp) builds them from its registry, feeds them and collects the results in
+// registry order. See certify/battery.hpp for the tests and their sources.
 #pragma once
 
-#include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -12,111 +14,36 @@
 
 namespace fairdeck::certify::detail {
 
-// Bit-level tests on blocks of `block_bits` bits with P(1) = p (raw words: one block per
-// word, p = 1/2). Bits are in stream order from the block's most significant bit.
-class bit_tests {
+// One test's state. `add` takes the stream in order, in spans of any size: values, or for
+// the bit tests (registered as input::bit_blocks) blocks of `stream_setup::block_bits` bits
+// with P(1) = block_p, most significant bit first. `results` appends the test's result(s)
+// and does not change the state (a battery may report, read on, and report again).
+class accumulator {
  public:
-  bit_tests(unsigned block_bits, double p, std::string family);
-  void add_block(std::uint64_t block) noexcept;
-  void add_blocks(std::span<const std::uint64_t> blocks) noexcept {
-    for (std::uint64_t b : blocks) add_block(b);
-  }
-  void results(std::vector<test_result>& out) const;
-
- private:
-  unsigned m_;
-  double p_;
-  std::string family_{};
-  std::uint64_t mask_;
-  std::uint64_t blocks_ = 0, ones_ = 0, transitions_ = 0;
-  int last_bit_ = -1;
-  std::vector<std::uint64_t> longest_{};  // [longest run of ones in a block]
+  virtual ~accumulator() = default;
+  virtual void add(std::span<const std::uint64_t> data) = 0;
+  virtual void results(std::vector<test_result>& out) const = 0;
 };
 
-// Lowest bit of each value against itself at fixed lags (HAC §5.4.4 (v), centred).
-class lowbit_autocorrelation {
- public:
-  lowbit_autocorrelation(double p, std::string family);
-  void add(std::span<const std::uint64_t> values);
-  void results(std::vector<test_result>& out) const;
-  static std::vector<std::uint64_t> lags();
-
- private:
-  void process(bool final);
-  double p_;
-  std::string family_{};
-  std::vector<std::uint64_t> lag_{};
-  std::vector<std::uint64_t> bits_{};  // packed, LSB first; bits_[0] is stream word `base_`
-  std::uint64_t base_ = 0;           // stream index (in 64-bit words) of bits_[0]
-  std::uint64_t pending_ = 0, pending_count_ = 0;
-  std::vector<std::uint64_t> next_{};  // per lag: next first-word index to process
-  std::vector<std::uint64_t> pairs_, both_, first_, second_;
+// What a test needs to know about the stream, computed once by the battery.
+struct stream_setup {
+  const stream_spec& spec;
+  const battery_settings& settings;
+  bool raw = true;           // raw words (spec.bits) or scaled draws in [0, spec.range)
+  double range = 0;          // 2^bits or the scaled range, as a double
+  unsigned block_bits = 64;  // bit tests: bits per block
+  double block_p = 0.5;      // bit tests: P(1) of each bit of a block
+  double low_p = 0.5;        // P(lowest bit of a value = 1)
 };
 
-// Value-level tests (Knuth §3.3.2 and birthday spacings).
-class value_tests {
- public:
-  value_tests(const stream_spec& spec, const battery_settings& settings);
-  void add(std::span<const std::uint64_t> values);
-  void results(std::vector<test_result>& out) const;
+enum class input { values, bit_blocks };
 
- private:
-  struct birthday {
-    std::string name{};
-    unsigned t = 2;                  // values per point
-    std::uint64_t k = 0;             // cells
-    std::uint64_t n = 0;             // points per replicate
-    unsigned shift = 0, bits = 0;    // raw: cell coordinate = (x >> shift) & (2^bits - 1)
-    std::uint64_t radix = 0;         // scaled: cell = sum x_i radix^i
-    std::vector<std::uint64_t> points{};
-    std::uint64_t partial = 0;
-    unsigned partial_count = 0;
-    std::uint64_t replicates = 0, collisions = 0;
-  };
-  void add_one(std::uint64_t x);
-  void birthday_add(birthday& b, std::uint64_t x);
-  static std::uint64_t birthday_collisions(std::vector<std::uint64_t>& points, std::uint64_t k);
-  void frequency_result(std::vector<test_result>& out) const;
-  void serial_result(std::vector<test_result>& out) const;
-  void knuth_results(std::vector<test_result>& out) const;
-  void birthday_results(std::vector<test_result>& out) const;
-
-  stream_spec spec_;
-  battery_settings settings_;
-  std::string family_{};
-  std::uint64_t n_ = 0;
-  // frequency
-  std::vector<std::uint64_t> freq_{};
-  unsigned freq_bytes_ = 0;        // raw: bytes per word counted
-  std::uint64_t freq_width_ = 1;   // scaled: values per category
-  // serial correlation
-  double mean_ = 0, scale_ = 1, var_ = 1;
-  std::vector<double> history_;    // ring of the last k centred values
-  std::size_t ring_pos_ = 0;
-  std::vector<double> lag_sum_, lag_block_;
-  std::uint64_t block_count_ = 0;
-  // gap
-  std::uint64_t gap_limit_ = 0;    // hit: x < gap_limit_
-  unsigned gap_cap_ = 0;
-  std::uint64_t gap_run_ = 0;
-  bool gap_started_ = false;
-  std::vector<std::uint64_t> gaps_{};
-  // symbols for poker / coupon: symbol = raw ? x >> shift : x / width
-  unsigned poker_d_ = 0, coupon_d_ = 0, poker_shift_ = 0, coupon_shift_ = 0;
-  std::uint64_t poker_width_ = 0, coupon_width_ = 0;
-  std::uint64_t poker_mask_ = 0;
-  unsigned poker_fill_ = 0;
-  std::vector<std::uint64_t> poker_{};
-  std::uint64_t coupon_mask_ = 0, coupon_len_ = 0;
-  unsigned coupon_cap_ = 0;
-  std::vector<std::uint64_t> coupons_{};
-  // permutation
-  std::array<std::uint64_t, 5> perm_{};
-  unsigned perm_fill_ = 0;
-  std::uint64_t perm_ties_ = 0;
-  std::vector<std::uint64_t> perms_{};
-  // birthday spacings
-  std::vector<birthday> birthdays_;
+// A test in the battery's registry: what it reads and how to build it (nullptr: the test
+// does not apply to this stream and reports nothing, e.g. birthday-spacings-low on a stream
+// whose words are no wider than the points' coordinates).
+struct registration {
+  input reads;
+  std::unique_ptr<accumulator> (*make)(const stream_setup&);
 };
 
 // Smallest d in [lo, hi] dividing n, or 0 (largest when `largest`).

@@ -96,7 +96,8 @@ void deck_outcomes::results(std::size_t deck_size, std::vector<test_result>& out
       const double lo = boost::math::cdf(b, x), hi = x == 0 ? 1.0 : boost::math::cdf(boost::math::complement(b, x - 1));
       r.statistic = x;
       r.p_value = std::min(1.0, 2 * std::min(lo, hi));
-      r.note = fmt::format("{} repeats in {} pairs, {:.1f} expected", same_top_, pairs_, static_cast<double>(pairs_) * p);
+      r.expected = static_cast<double>(pairs_) * p;
+      r.note = fmt::format("{} repeats in {} pairs, {:.1f} expected", same_top_, pairs_, *r.expected);
       r.effect = effect_kind::normal;
       r.effect_n = static_cast<double>(pairs_);
       r.effect_scale = std::sqrt(p * (1 - p)) / p;

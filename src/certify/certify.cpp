@@ -10,10 +10,10 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <sodium.h>
 
 #include "fairdeck/certify/cards.hpp"
 #include "fairdeck/certify/evidence.hpp"
+#include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::certify {
 namespace {
@@ -23,15 +23,11 @@ namespace {
 // report names the data even when it came from a pipe and was cut at --max-values.
 class hashing_input final : public std::streambuf {
  public:
-  explicit hashing_input(std::streambuf* src) : src_(src) { crypto_hash_sha256_init(&state_); }
+  explicit hashing_input(std::streambuf* src) : src_(src) {}
   [[nodiscard]] std::string consumed_sha256() {
     if (eback()) update(eback(), gptr());
     setg(nullptr, nullptr, nullptr);
-    unsigned char h[crypto_hash_sha256_BYTES];
-    crypto_hash_sha256_final(&state_, h);
-    char hex[2 * crypto_hash_sha256_BYTES + 1];
-    sodium_bin2hex(hex, sizeof hex, h, sizeof h);
-    return hex;
+    return hash_.hex();
   }
 
  protected:
@@ -48,12 +44,9 @@ class hashing_input final : public std::streambuf {
   }
 
  private:
-  void update(const char* b, const char* e) {
-    crypto_hash_sha256_update(&state_, reinterpret_cast<const unsigned char*>(b),
-                              static_cast<unsigned long long>(e - b));
-  }
+  void update(const char* b, const char* e) { hash_.update(std::string_view(b, static_cast<std::size_t>(e - b))); }
   std::streambuf* src_;
-  crypto_hash_sha256_state state_{};
+  sha256_hasher hash_;
   std::array<char, 1 << 16> buf_{};
 };
 
@@ -97,7 +90,7 @@ void open_input(opened_input& o, const std::string& path, std::string family) {
   if (!ec && std::filesystem::is_regular_file(st)) {
     o.in = &o.file;
     o.record.source = "file";
-    o.record.sha256 = sha256_file(path);
+    o.record.sha256 = sha256_file_hex(path);
     o.size = std::filesystem::file_size(path, ec);
     if (ec) o.size.reset();
     return;

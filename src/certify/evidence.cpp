@@ -98,28 +98,6 @@ void write_new_file(const std::string& path, std::string_view text, mode_t mode)
 
 }  // namespace
 
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char h[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-  return to_hex(h, sizeof h);
-}
-
-std::string sha256_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error(fmt::format("cannot open '{}' to hash it: {}", path, std::strerror(errno)));
-  crypto_hash_sha256_state st;
-  crypto_hash_sha256_init(&st);
-  std::vector<unsigned char> buf(1 << 20);
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) crypto_hash_sha256_update(&st, buf.data(), n);
-  const bool bad = std::ferror(f);
-  std::fclose(f);
-  if (bad) throw std::runtime_error(fmt::format("read error hashing '{}'", path));
-  unsigned char h[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256_final(&st, h);
-  return to_hex(h, sizeof h);
-}
-
 key_pair_files generate_key_files(const std::string& prefix) {
   detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];

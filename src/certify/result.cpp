@@ -67,7 +67,7 @@ void fill_effect(test_result& t, double threshold) {
       t.effect_text = fmt::format("detects {} >= {:.3g} with 90% power", t.effect_unit, e);
       break;
     case effect_kind::poisson_rate:
-      e = poisson_ratio(t.null_rate, threshold);
+      e = poisson_ratio(t.expected.value_or(0), threshold);
       t.effect_text = fmt::format("detects an event rate >= {:.3g} x the null rate with 90% power", e);
       if (t.effect_unit.empty()) t.effect_unit = "rate ratio";
       break;

@@ -12,6 +12,7 @@
 #include "fairdeck/random/chacha20.hpp"  // detail::secure_wipe
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/util/hex.hpp"
+#include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::fair {
 // SHA-256, HMAC-SHA256 and hex need no sodium_init() (which aborts without OS entropy), so
@@ -39,9 +40,7 @@ server_seed::~server_seed() { detail::secure_wipe(bytes_.data(), bytes_.size());
 std::string server_seed::hex() const { return to_hex(bytes_); }
 
 std::string commitment(const server_seed& seed) {
-  digest h{};
-  crypto_hash_sha256(h.data(), seed.bytes().data(), seed.bytes().size());
-  return to_hex(h);
+  return sha256_hex(seed.bytes());
 }
 
 std::string combine_client_seeds(std::span<const std::string> seat_seeds) {
@@ -56,9 +55,7 @@ std::string combine_client_seeds(std::span<const std::string> seat_seeds) {
   if (seat_seeds.size() == 1) return seat_seeds.front();
   std::string message = "fairdeck-seats-v1:";
   for (const auto& s : seat_seeds) message += fmt::format("{}:{},", s.size(), s);
-  digest h{};
-  crypto_hash_sha256(h.data(), reinterpret_cast<const unsigned char*>(message.data()), message.size());
-  return to_hex(h);
+  return sha256_hex(message);
 }
 
 // ---- hands with seat commitments ----

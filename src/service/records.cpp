@@ -9,22 +9,13 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <sodium.h>
 
 #include "fairdeck/cards/card.hpp"
 #include "fairdeck/security/provably_fair.hpp"
+#include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::service {
 namespace {
-
-std::string sha256_hex(std::string_view data) {
-  // SHA-256 needs no sodium_init() (which aborts without OS entropy), as in provably_fair.cpp.
-  unsigned char h[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(data.data()), data.size());
-  char hex[2 * crypto_hash_sha256_BYTES + 1];
-  sodium_bin2hex(hex, sizeof hex, h, sizeof h);
-  return std::string(hex, 2 * crypto_hash_sha256_BYTES);
-}
 
 // The largest seat number the log checker accepts in a hand (fairdeckd has at most 100 seats):
 // bounds the state it keeps.

@@ -16,6 +16,7 @@
 #include "fairdeck/random/chacha20.hpp"  // detail::prepare_sodium
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/util/hex.hpp"
+#include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::service {
 namespace {
@@ -33,9 +34,7 @@ std::string generate_token() {
 }
 
 std::string token_hash(std::string_view token) {
-  unsigned char h[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(h, reinterpret_cast<const unsigned char*>(token.data()), token.size());
-  return to_hex(h, sizeof h);
+  return sha256_hex(token);
 }
 
 bool equal_constant_time(std::string_view a, std::string_view b) noexcept {

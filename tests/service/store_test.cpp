@@ -40,12 +40,7 @@ struct sqlite_fixture : ::testing::Test {
   std::vector<record> log(const std::string& t) { return s->log(t, std::nullopt, 1'000'000).value(); }
 };
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using fairdeck::testing::slurp;
 
 TEST_F(sqlite_fixture, DealFollowsTheSpecAndTheChainVerifies) {
   const auto t = open(2, {}, "demo");

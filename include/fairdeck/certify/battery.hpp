@@ -2,27 +2,12 @@
 // [0, 2^bits)) or its scaled draws (values in [0, range)). One pass, streaming, bounded
 // memory; feed() any number of times, results() at the end (or after a stop).
 //
-// Tests (names are stable JSON identifiers; sources of each null law in brackets):
-//  monobit              ones among the bits                   [NIST SP 800-22 rev. 1a §2.1]
-//  frequency            per value: bytes of raw words, values of scaled draws; Pearson chi2
-//  runs                 runs of equal bits, Wald-Wolfowitz conditional on the ones
-//                       (A. Wald & J. Wolfowitz, Ann. Math. Statist. 11, 1940; NIST §2.3)
-//  longest-run          longest run of ones per block, exact law by DP [NIST §2.4]
-//  lowbit-autocorrelation  lowest bit against itself at lags 1..16 and 2^5..2^20
-//                       [Menezes, van Oorschot, Vanstone, Handbook of Applied Cryptography
-//                       §5.4.4 (v)]; exposes short low-bit periods (LCGs mod 2^k, Java)
-//  serial-correlation   correlation of values at lags 1..k, chi2(k) of the k z-scores
-//                       [Knuth, TAOCP vol. 2, 3rd ed., §3.3.2 K]
-//  gap                  gaps between values in the lowest eighth [Knuth §3.3.2 C]
-//  poker                distinct symbols among 5 [Knuth §3.3.2 D]
-//  coupon-collector     segment lengths until all d symbols seen [Knuth §3.3.2 E]
-//  permutation          relative order of 5 consecutive values, 120 orders [Knuth §3.3.2 F]
-//  birthday-spacings    collisions among spacings of n points in k cells, Poisson(n^3/4k)
-//                       [Marsaglia 1985; Knuth §3.3.2 J; L'Ecuyer & Simard, "On the
-//                       performance of birthday spacings tests with certain families of
-//                       random number generators", Math. Comput. Simul. 55, 2001; TestU01
-//                       smarsa_BirthdaySpacings]. Points are pairs of words (t = 2), from
-//                       the high bits and (raw, if different) from the low bits.
+// Tests: monobit, runs, longest-run (NIST SP 800-22), lowbit-autocorrelation (HAC §5.4.4),
+// frequency, serial-correlation, gap, poker, coupon-collector, permutation (Knuth TAOCP vol.
+// 2 §3.3.2) and birthday-spacings (Marsaglia 1985; L'Ecuyer & Simard 2001). Names are stable
+// JSON identifiers; the registry in src/certify/battery.cpp lists every test with the source
+// of its null law, in report order, and docs/certify.md describes each (what it detects,
+// minimum data). Below its minimum a test is `invalid`, never `pass`.
 // Bit tests on scaled draws whose range is not a power of two use the indicator
 // x < floor(range/2) (its probability is exact), packed 64 to a block.
 #pragma once

@@ -1,5 +1,5 @@
 // What makes a certification report checkable: SHA-256 digests of the executable and of
-// every input (libsodium crypto_hash_sha256), and an Ed25519 signature over the report
+// every input (util/sha256.hpp), and an Ed25519 signature over the report
 // (libsodium crypto_sign_detached; RFC 8032).
 //
 // Key files are one line of text: "fairdeck-ed25519-secret-key <128 hex digits>" (libsodium's
@@ -13,10 +13,6 @@
 #include <string_view>
 
 namespace fairdeck::certify {
-
-// Lower-case hex SHA-256 of the bytes of a file; throws std::runtime_error naming it.
-[[nodiscard]] std::string sha256_file(const std::string& path);
-[[nodiscard]] std::string sha256_hex(std::string_view bytes);
 
 struct key_pair_files {
   std::string secret_path, public_path, public_key_hex;

@@ -30,7 +30,7 @@ enum class effect_kind {
   none,
   chi2,          // Cohen's w = sqrt(lambda / n) at 90% power, lambda the non-centrality
   normal,        // shift of the statistic in units of 1/sqrt(n) (n = effect_n)
-  poisson_rate,  // ratio of the event rate to its null rate at 90% power
+  poisson_rate,  // ratio of the event rate to its null rate (`expected`) at 90% power
 };
 
 struct test_result {
@@ -46,12 +46,14 @@ struct test_result {
   std::uint64_t sample = 0;      // data the test used, in `unit`
   std::uint64_t min_sample = 0;  // minimum for a valid result, in `unit`
   std::string unit{};              // "bits", "values", "groups", "decks", ...
-  std::string note{};              // why invalid, or what was seen
+  std::string note{};              // why invalid, or what was seen (for people; read the fields)
+  // The count the statistic compares with, expected under H0, where there is one: ones
+  // (monobit), runs, repeats (repeat-top), collisions (birthday spacings: the Poisson mean).
+  std::optional<double> expected{};
   // Detectable effect: filled by decide() from the kind, effect_n and the Holm threshold.
   effect_kind effect = effect_kind::none;
   double effect_n = 0;           // sample size the effect formula uses
   double effect_scale = 1;       // normal: effect = scale * (z shift) / sqrt(effect_n)
-  double null_rate = 0;          // poisson_rate: expected events under H0
   std::optional<double> detectable_effect{};
   std::string effect_text{};       // "detects a bit bias |P(1) - 1/2| >= 1.2e-05 (90% power)"
   std::string effect_unit{};       // what detectable_effect measures, e.g. "bias in P(1)"
