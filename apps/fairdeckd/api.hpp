@@ -34,6 +34,8 @@ struct http_request {
   std::string_view target;         // path and query
   std::string_view authorization;  // the Authorization header, if any
   std::string_view body;
+  std::string_view idempotency_key;       // the Idempotency-Key header (POST .../deals), if any
+  bool idempotency_key_repeated = false;  // sent more than once
   std::string_view client;         // the real client's address (the peer, or X-Forwarded-For from a trusted proxy)
   // Which listener the request arrived on: with `serve --operator-listen`, operator routes
   // answer only on the operator listener and public routes only on the public one.

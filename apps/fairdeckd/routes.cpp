@@ -253,6 +253,14 @@ std::optional<http_response> api::route_seed(const route_args& a, respond_fn& re
 
 std::optional<http_response> api::route_deal(const route_args& a, respond_fn& respond) {
   auto d = parse_deal(a.req.body, std::string(a.table));
+  // Idempotency-Key: a retry after a lost answer (timeout, failover) gets the same deal.
+  if (a.req.idempotency_key_repeated) return error(400, "send one Idempotency-Key header");
+  if (!a.req.idempotency_key.empty() || a.req.idempotency_key.data() != nullptr) {
+    if (!valid_idempotency_key(a.req.idempotency_key))
+      return error(400, fmt::format("Idempotency-Key must be 1..{} printable ASCII characters without spaces",
+                                    max_idempotency_key));
+    d.idempotency_key = std::string(a.req.idempotency_key);
+  }
   const game_spec g = d.game;
   write(std::move(d), a.req, std::move(respond), [g](write_result& r) {
     json j = deal_json(r);

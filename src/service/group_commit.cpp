@@ -185,6 +185,13 @@ class batch_tx final : public transaction {
     dirty_.insert(t.id);
   }
   void append(const record& r) override { inner_.append(r); }
+  std::optional<idempotent_deal> find_idempotency(std::string_view table, std::string_view key) override {
+    return inner_.find_idempotency(table, key);
+  }
+  void store_idempotency(std::string_view table, std::string_view key, const idempotent_deal& d) override {
+    inner_.store_idempotency(table, key, d);
+  }
+  std::optional<record> record_at(std::string_view table, std::uint64_t seq) override { return inner_.record_at(table, seq); }
   void keep() { undo_.clear(); }  // the write succeeded
   void undo() {                   // the write was rolled back
     for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
