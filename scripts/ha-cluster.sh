@@ -20,7 +20,7 @@ cmd=${1:-}
 shift
 json=0 keep=0
 dir=${FAIRDECK_HA_DIR:-${TMPDIR:-/tmp}/fairdeck-ha}
-base=${FAIRDECK_HA_PORT:-55430}
+base=${FAIRDECK_HA_PORT:-}
 standbys=1
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -35,7 +35,6 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 case $cmd in up|down|status) ;; -h|--help) usage; exit 0 ;; *) echo "ha-cluster: unknown command '$cmd'" >&2; exit 2 ;; esac
-[[ $base =~ ^[0-9]+$ && $base -ge 1024 && $base -le 65000 ]] || { echo "ha-cluster: --port must be 1024..65000" >&2; exit 2; }
 [[ $standbys =~ ^[1-4]$ ]] || { echo "ha-cluster: --standbys must be 1..4" >&2; exit 2; }
 timeout_s=${FAIRDECK_HA_TIMEOUT:-120}
 deadline=$((SECONDS + timeout_s))
@@ -44,6 +43,9 @@ pgbin=/usr/lib/postgresql/15/bin
 dbname=fairdeck
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+# The ports chosen at `up` are remembered: status and down find the cluster by its directory.
+if [[ -z $base ]]; then base=$(cat "$dir/base_port" 2>/dev/null || echo 55430); fi
+[[ $base =~ ^[0-9]+$ && $base -ge 1024 && $base -le 65000 ]] || { echo "ha-cluster: --port must be 1024..65000" >&2; exit 2; }
 monitor_port=$base
 
 if [[ $(id -u) == 0 ]]; then
@@ -135,20 +137,28 @@ up() {
   command -v pg_autoctl >/dev/null || die "pg_autoctl not found: install pg-auto-failover-cli and postgresql-15-auto-failover"
   [[ -x $pgbin/pg_ctl ]] || die "PostgreSQL 15 not found in $pgbin: install postgresql-15"
   mkdir -p "$dir/xdg/config" "$dir/xdg/data" "$dir/xdg/run"
+  if [[ -f $dir/base_port && $(cat "$dir/base_port") != "$base" ]]; then
+    die "$dir holds a cluster on port $(cat "$dir/base_port"), not $base"
+  fi
+  echo "$base" >"$dir/base_port"
   chmod 700 "$dir/xdg/run"
   if [[ $(id -u) == 0 ]]; then chown -R postgres: "$dir"; fi
   local monitor_uri="postgres://autoctl_node@127.0.0.1:$monitor_port/pg_auto_failover?sslmode=disable"
   if [[ ! -f $dir/monitor/PG_VERSION ]]; then
     ctl create monitor --pgdata "$dir/monitor" --pgport "$monitor_port" --hostname 127.0.0.1 --auth trust --no-ssl \
       --pgctl "$pgbin/pg_ctl" >>"$dir/monitor.log" 2>&1 || die "cannot create the monitor (see $dir/monitor.log)"
-    # Fast failure detection (defaults: 5 s checks, 20 s before a node is unhealthy): a dead
-    # primary is noticed in ~2-4 s. Set in the monitor's postgresql.conf before it starts.
+    # Fast failure detection (defaults: 5 s checks, 20 s before a node is unhealthy, 30 s
+    # before a lost primary counts as demoted): a dead primary is noticed in ~2-4 s and the
+    # standby takes writes ~5 s later. The demote timeout stays above the keepers'
+    # network_partition_timeout (3 s): an isolated primary demotes itself first. (It could not
+    # acknowledge a commit anyway: its synchronous standby is gone.)
     as_db tee -a "$dir/monitor/postgresql.conf" >/dev/null <<EOF
 pgautofailover.health_check_period = 1000
 pgautofailover.health_check_timeout = 1000
 pgautofailover.health_check_max_retries = 1
 pgautofailover.health_check_retry_delay = 500
 pgautofailover.node_considered_unhealthy_timeout = 2000
+pgautofailover.primary_demote_timeout = 5000
 EOF
   fi
   start_keeper "$dir/monitor"
@@ -167,7 +177,7 @@ EOF
       # Keeper timeouts (seconds) shortened for a local cluster: promote soon after the monitor decides.
       ctl config set --pgdata "$d" timeout.prepare_promotion_walreceiver 1 >/dev/null
       ctl config set --pgdata "$d" timeout.prepare_promotion_catchup 10 >/dev/null
-      ctl config set --pgdata "$d" timeout.network_partition_timeout 5 >/dev/null
+      ctl config set --pgdata "$d" timeout.network_partition_timeout 3 >/dev/null
     fi
     start_keeper "$d"
     if ((n == 1 && created)); then
@@ -215,11 +225,19 @@ down() {
       ((alive)) || break
       sleep 0.3
     done
-    for d in $(node_dirs) "$dir/monitor"; do  # a keeper killed earlier may have left its postmaster
-      pid=$(postmaster_pid "$d"); [[ -n $pid ]] && pids+=("$pid")
-    done
-    kill -KILL "${pids[@]}" 2>/dev/null || true
   fi
+  # Each keeper runs in its own session (start_keeper), with its children and the postmaster
+  # it started: a keeper killed earlier (a simulated crash) can leave its children behind, and
+  # they would restart the postmaster. Every group of a postmaster or keeper still alive is killed.
+  local groups=() g
+  for d in $(node_dirs) "$dir/monitor"; do
+    for pid in $(postmaster_pid "$d") $(keeper_pid "$d"); do
+      g=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')
+      [[ -n $g && $g != "$(ps -o pgid= -p $$ | tr -d ' ')" ]] && groups+=("$g")
+      kill -KILL "$pid" 2>/dev/null || true
+    done
+  done
+  for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done
   if ((keep)); then echo "ha-cluster: stopped; data kept in $dir" >&2
   else rm -rf "$dir"; echo "ha-cluster: stopped and removed $dir" >&2; fi
 }

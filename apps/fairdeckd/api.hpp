@@ -34,8 +34,6 @@ struct http_request {
   std::string_view target;         // path and query
   std::string_view authorization;  // the Authorization header, if any
   std::string_view body;
-  std::string_view idempotency_key;       // the Idempotency-Key header (POST .../deals), if any
-  bool idempotency_key_repeated = false;  // sent more than once
   std::string_view client;         // the real client's address (the peer, or X-Forwarded-For from a trusted proxy)
   // Which listener the request arrived on: with `serve --operator-listen`, operator routes
   // answer only on the operator listener and public routes only on the public one.
@@ -44,6 +42,8 @@ struct http_request {
   // Where a write's answer is built once committed (e.g. the connection's strand), so the
   // store's writer thread only commits. Empty: on the writer thread.
   std::function<void(std::function<void()>)> defer;
+  std::string_view idempotency_key = {};  // the Idempotency-Key header (POST .../deals), if any
+  bool idempotency_key_repeated = false;  // sent more than once
 };
 
 struct http_response {
