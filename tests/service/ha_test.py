@@ -16,7 +16,7 @@
 
 Usage: ha_test.py --bin build/release/fairdeckd {idempotency|failover}
 Exit 0 = pass, 1 = fail, 77 = skipped (pg_auto_failover or PostgreSQL 15 not installed)."""
-import http.client, json, os, random, shutil, socket, statistics, subprocess, sys, threading, time, uuid
+import collections, http.client, json, os, random, shutil, socket, statistics, subprocess, sys, threading, time, uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
@@ -189,6 +189,14 @@ def failover(tmp):
         key = os.path.join(tmp, "ha.key")
         token = e2e.init(uri, "--key-file", key)
         servers = [e2e.Server(uri, "--key-file", key) for _ in range(2)]
+        # fairdeckd logs every failed write during a failover: drain stderr (a full pipe would
+        # block its log writes and so its answers), keeping the tail for a failure message.
+        tails = []
+        for srv in servers:
+            tail = collections.deque(maxlen=40)
+            tails.append(tail)
+            threading.Thread(target=lambda f, t: [t.append(line) for line in f], args=(srv.proc.stderr, tail),
+                             daemon=True).start()
         tables = ["east", "west"]
         open_table(servers[0].conn(), token, "east", ["p1", "p2"])
         open_table(servers[1].conn(), token, "west", ["q"])
@@ -210,11 +218,19 @@ def failover(tmp):
                 os.killpg(g, 9)
             down = load.first_ack_after(t0, 60)
             if down is None:
-                for srv in servers:
-                    srv.proc.kill()
-                    print(f"fairdeckd stderr: {srv.proc.communicate(timeout=30)[1][-1500:]}")
-                servers = []
-                print(f"status: {cluster.status()}\nmonitor log: {cluster.log('monitor')[-2500:]}")
+                for tail in tails:
+                    print("fairdeckd stderr (tail):\n" + "".join(list(tail)[-8:]))
+                st = cluster.status()
+                for node in [st["primary"]] + st["standbys"]:
+                    if node:
+                        q = subprocess.run((["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []) +
+                                           ["/usr/lib/postgresql/15/bin/psql", "-X", "-qAt", "-h", "127.0.0.1", "-p",
+                                            str(node["port"]), "-U", "postgres", "-d", "fairdeck", "-c",
+                                            "SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), "
+                                            "current_setting('synchronous_standby_names')"],
+                                           capture_output=True, text=True, timeout=10)
+                        print(f"node {node['name']}: {q.stdout.strip()} {q.stderr.strip()}")
+                print(f"status: {st}\nmonitor log: {cluster.log('monitor')[-1000:]}")
                 e2e.fail(f"round {rnd + 1}: no deal acknowledged within 60 s of killing {primary['name']}")
             downtimes.append(down)
             new = None
@@ -249,7 +265,8 @@ def failover(tmp):
             status, audit = call(servers[1].conn(), "GET", f"/v1/tables/{t}/audit")
             check(status == 200 and audit["chain"]["verified"], f"{t}: /audit {status} {audit.get('chain')}")
         for s in servers:
-            check(s.stop() == 0, "clean stop of fairdeckd")
+            s.proc.terminate()
+            check(s.proc.wait(timeout=60) == 0, "clean stop of fairdeckd")
         servers = []
         print(f"failover: ok ({len(acked)} deals acknowledged by 2 instances over 3 failovers, all stored with the same "
               f"cards, logs verified; kill to first acknowledged deal: "
@@ -259,7 +276,8 @@ def failover(tmp):
         if load:
             load.finish()
         for s in servers:
-            s.kill()
+            s.proc.kill()
+            s.proc.wait(timeout=60)
         cluster.down()
 
 
