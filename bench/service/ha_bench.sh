@@ -82,7 +82,7 @@ measure() {  # name addr... : wrk on each address at once (connections split bet
     bad=$((bad + b))
   done
   printf '| %-36s | %9s | %8s | %6s | %s |\n' "$name" "$rate" "$p99" "$bad" "$(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "$rate" >"$work/rate.$(echo "$name" | tr -c 'a-z0-9' _)"
+  echo "$rate" >"$work/rate.$(echo "$name" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9' _)"
 }
 
 echo "| store, instances ($conns connections, ${secs}s each) | deals/s | p99 (ms) | non-2xx | load average (1, 5, 15 min) |"
@@ -96,7 +96,7 @@ stop_all
 mkdir -p "$work/pg"; [[ $(id -u) == 0 ]] && chown postgres: "$work/pg"
 "${as_pg[@]}" "$pgbin/initdb" -D "$work/pg/data" --auth=trust -U postgres >/dev/null
 pgport=$((FAIRDECK_HA_PORT + 10))
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -o "-p $pgport -c listen_addresses=127.0.0.1 -k $work/pg" -l "$work/pg/log" -w start >/dev/null
+"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -o "-p $pgport -c listen_addresses=127.0.0.1 -k $work/pg" -l "$work/pg/log" -w start >/dev/null || { tail -5 "$work/pg/log" >&2; exit 1; }
 "${as_pg[@]}" "$pgbin/createdb" -h 127.0.0.1 -p "$pgport" -U postgres fairdeck
 uri="postgresql://127.0.0.1:$pgport/fairdeck?user=postgres"
 token=$("$bin" init --db "$uri" --key-file "$work/pg.key" 2>/dev/null)
