@@ -32,12 +32,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start() {  # db key-file-args... → prints the address; appends the pid to servers
+start() {  # db key-file-args... → sets $addr; appends the pid to servers (not in a subshell)
   local out=$work/out.$RANDOM
   "$bin" serve --db "$@" --listen 127.0.0.1:0 --max-connections-per-client "$((conns + 8))" >"$out" 2>>"$work/err" &
   servers+=($!)
   for _ in $(seq 200); do grep -q listening "$out" && break; sleep 0.05; done
-  sed -n 's|.*http://||p' "$out"
+  addr=$(sed -n 's|.*http://||p' "$out")
 }
 stop_all() {
   for s in "${servers[@]}"; do kill "$s" 2>/dev/null || true; done
@@ -89,7 +89,7 @@ echo "| store, instances ($conns connections, ${secs}s each) | deals/s | p99 (ms
 echo "|---|---:|---:|---:|---|"
 # SQLite
 token=$("$bin" init --db "$work/s.db" 2>/dev/null)
-a=$(start "$work/s.db"); setup_tables "$a" "$token"; lua "$token"
+start "$work/s.db"; a=$addr; setup_tables "$a" "$token"; lua "$token"
 measure "SQLite, 1 instance" "$a"
 stop_all
 # one PostgreSQL (same version and defaults as the cluster's nodes), over TCP on loopback
@@ -100,18 +100,18 @@ pgport=$((FAIRDECK_HA_PORT + 10))
 "${as_pg[@]}" "$pgbin/createdb" -h 127.0.0.1 -p "$pgport" -U postgres fairdeck
 uri="postgresql://127.0.0.1:$pgport/fairdeck?user=postgres"
 token=$("$bin" init --db "$uri" --key-file "$work/pg.key" 2>/dev/null)
-a=$(start "$uri" --key-file "$work/pg.key"); setup_tables "$a" "$token"; lua "$token"
+start "$uri" --key-file "$work/pg.key"; a=$addr; setup_tables "$a" "$token"; lua "$token"
 measure "PostgreSQL, 1 instance" "$a"
-b=$(start "$uri" --key-file "$work/pg.key")
+start "$uri" --key-file "$work/pg.key"; b=$addr
 measure "PostgreSQL, 2 instances" "$a" "$b"
 stop_all
 "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -m fast -w stop >/dev/null
 # the replicated cluster
 uri=$(scripts/ha-cluster.sh up 2>/dev/null | tail -n1)
 token=$("$bin" init --db "$uri" --key-file "$work/ha.key" 2>/dev/null)
-a=$(start "$uri" --key-file "$work/ha.key"); setup_tables "$a" "$token"; lua "$token"
+start "$uri" --key-file "$work/ha.key"; a=$addr; setup_tables "$a" "$token"; lua "$token"
 measure "replicated (sync standby), 1 instance" "$a"
-b=$(start "$uri" --key-file "$work/ha.key")
+start "$uri" --key-file "$work/ha.key"; b=$addr
 measure "replicated (sync standby), 2 instances" "$a" "$b"
 r1=$(cat "$work"/rate.postgresql__1_instance*) r2=$(cat "$work"/rate.replicated__sync_standby___1_instance*)
 echo
