@@ -34,6 +34,7 @@ trap cleanup EXIT
 
 start() {  # db key-file-args... → sets $addr; appends the pid to servers (not in a subshell)
   local out=$work/out.$RANDOM
+  : >"$out"
   "$bin" serve --db "$@" --listen 127.0.0.1:0 --max-connections-per-client "$((conns + 8))" >"$out" 2>>"$work/err" &
   servers+=($!)
   for _ in $(seq 200); do grep -q listening "$out" && break; sleep 0.05; done
