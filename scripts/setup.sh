@@ -39,6 +39,8 @@ if [[ $ci_tools == 1 ]]; then
   command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
   # fairdeckd's tests: a real PostgreSQL 15 (started by the test) and wrk for its benchmark
   packages+=(postgresql-15 wrk curl)
+  # scripts/ha-cluster.sh: a primary + synchronous standby under pg_auto_failover (docs/ha.md)
+  packages+=(postgresql-15-auto-failover pg-auto-failover-cli)
   # the runtimes whose shuffles fairdeck reproduces regenerate their golden vectors live
   # (tests/runtimes): PHP 8.2 (php8.2-cli provides `php`), CPython (python3 above), libc++ 14
   packages+=(php8.2-cli libc++-14-dev libc++abi-14-dev)

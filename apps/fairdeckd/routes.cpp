@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fairdeck/report/cards.hpp"
+#include "fairdeck/service/log_tree.hpp"
+#include "fairdeck/tlog/note.hpp"
 #include "api.hpp"
 #include "http_util.hpp"
 #include "requests.hpp"
@@ -42,6 +44,19 @@ json deal_json(const write_result& r, const game_spec& g) {
   report::add_game_json(j, game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
   j["receipt"] = receipt_json(r);  // the transparency log's receipt (log_tree.hpp), in every deal answer
   return j;
+}
+
+// The receipt of a deal answered again for its Idempotency-Key: it was appended in an earlier
+// batch, so the proof is against the table's latest stored checkpoint (read once, on a retry only).
+json stored_receipt(store& s, const record& rec) {
+  const auto note = checkpoint_with_cosignatures(s, rec.table);
+  if (!note) return nullptr;
+  const auto size = tlog::parse_checkpoint(tlog::parse_note(*note).text).size;
+  const auto proof = inclusion_proof(s, rec.table, rec.seq, size);
+  if (!proof) return nullptr;
+  json inclusion = json::array();
+  for (const auto& h : *proof) inclusion.push_back(tlog::to_hex(h));
+  return json{{"seq", rec.seq}, {"hash", rec.hash}, {"checkpoint", *note}, {"inclusion", inclusion}};
 }
 
 // The hand {h} of a route: 404 unless a canonical integer 1..2^63-1.
@@ -292,8 +307,20 @@ std::optional<http_response> api::route_seed(const route_args& a, respond_fn& re
 
 std::optional<http_response> api::route_deal(const route_args& a, respond_fn& respond) {
   auto d = parse_deal(a.req.body, std::string(a.table));
+  // Idempotency-Key: a retry after a lost answer (timeout, failover) gets the same deal.
+  if (a.req.idempotency_key_repeated) return error(400, "send one Idempotency-Key header");
+  if (!a.req.idempotency_key.empty() || a.req.idempotency_key.data() != nullptr) {
+    if (!valid_idempotency_key(a.req.idempotency_key))
+      return error(400, fmt::format("Idempotency-Key must be 1..{} printable ASCII characters without spaces",
+                                    max_idempotency_key));
+    d.idempotency_key = std::string(a.req.idempotency_key);
+  }
   const game_spec g = d.game;
-  write(std::move(d), a.req, std::move(respond), [g](write_result& r) { return json_response(200, deal_json(r, g)); });
+  write(std::move(d), a.req, std::move(respond), [this, g](write_result& r) {
+    json j = deal_json(r, g);
+    if (r.replayed) j["receipt"] = stored_receipt(store_, *r.rec);
+    return json_response(200, j);
+  });
   return std::nullopt;
 }
 

@@ -174,6 +174,10 @@ class session : public std::enable_shared_from_this<session> {
     req.target = sv(request_.target());
     const auto auth = request_.find(http::field::authorization);
     if (auth != request_.end()) req.authorization = sv(auth->value());
+    for (auto [it, end] = request_.equal_range("Idempotency-Key"); it != end; ++it) {
+      req.idempotency_key_repeated = req.idempotency_key_repeated || it != request_.find("Idempotency-Key");
+      req.idempotency_key = sv(it->value());
+    }
     req.body = request_.body();
     req.client = client_;
     req.role = role_;

@@ -194,6 +194,13 @@ class batch_tx final : public transaction {
     inner_.append(r);
     if (log_) log_->append(*trees_, r);  // every record is a leaf, in the record's transaction
   }
+  std::optional<idempotent_deal> find_idempotency(std::string_view table, std::string_view key) override {
+    return inner_.find_idempotency(table, key);
+  }
+  void store_idempotency(std::string_view table, std::string_view key, const idempotent_deal& d) override {
+    inner_.store_idempotency(table, key, d);
+  }
+  std::optional<record> record_at(std::string_view table, std::uint64_t seq) override { return inner_.record_at(table, seq); }
   void keep() {  // the write succeeded
     undo_.clear();
     if (log_) log_->keep();
@@ -300,7 +307,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
     for (auto& r : results) r = failure(outcome::unavailable, fmt::format("store unavailable: {}", error));
   else
     for (auto& r : results)
-      if (r.rec)
+      if (r.rec && !r.replayed)  // a replayed deal is not a leaf of this batch: its receipt comes from the store
         if (const auto it = trees_after.find(r.rec->table); it != trees_after.end()) r.log = it->second;
   {
     std::lock_guard lock(mutex_);

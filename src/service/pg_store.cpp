@@ -4,6 +4,8 @@
 // one's commit and then reads the advanced nonce (READ COMMITTED re-reads a locked row).
 // UNIQUE(table_id, nonce) makes a reused nonce impossible even if that logic were wrong.
 // Deadlocks between batches that lock tables in different orders are retried as a whole.
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <span>
@@ -39,6 +41,11 @@ CREATE TABLE IF NOT EXISTS fairdeck_tree_nodes(table_id TEXT NOT NULL, level INT
 CREATE TABLE IF NOT EXISTS fairdeck_cosignatures(table_id TEXT NOT NULL, size BIGINT NOT NULL, root TEXT NOT NULL,
   witness TEXT NOT NULL, line TEXT NOT NULL, PRIMARY KEY(table_id, size, root, witness));
 )sql";
+// Idempotency keys of deals (table.hpp), written in the deal's transaction; kept as long as
+// the log (docs/service.md). Added on open to stores created before it.
+constexpr const char* idempotency_sql =
+    "CREATE TABLE IF NOT EXISTS fairdeck_idempotency(table_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, "
+    "seq BIGINT NOT NULL, created TEXT NOT NULL, PRIMARY KEY(table_id, key))";
 
 std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
 
@@ -76,6 +83,10 @@ void prepare_all(pqxx::connection& c) {
             "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT $1, l, i, decode(h, 'hex') "
             "FROM unnest($2::int[], $3::bigint[], $4::text[]) AS n(l, i, h) ON CONFLICT DO NOTHING");
   c.prepare("record_hashes", "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
+  c.prepare("find_key", "SELECT fingerprint, seq FROM fairdeck_idempotency WHERE table_id = $1 AND key = $2");
+  c.prepare("store_key",
+            "INSERT INTO fairdeck_idempotency(table_id, key, fingerprint, seq, created) VALUES($1, $2, $3, $4, $5)");
+  c.prepare("record_at", "SELECT body, hash FROM fairdeck_records WHERE table_id = $1 AND seq = $2");
   c.prepare("append_other",
             "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES($1, $2, NULL, $3, $4)");
 }
@@ -112,26 +123,51 @@ class pg_backend final : public batch_backend, public transaction, public tree_s
  public:
   explicit pg_backend(std::string uri) : uri_(std::move(uri)) {}
 
+  // Connects when there is no connection. After a failed attempt the next ones wait a
+  // growing pause (0.1 s doubling to 1 s): meanwhile batches fail at once as unavailable
+  // (503 + Retry-After), and a multi-host URI with target_session_attrs=read-write finds
+  // the new primary after a failover without a restart.
   void begin() override {
     if (!conn_ || !conn_->is_open()) {
       conn_.reset();
-      conn_ = connect(uri_);
-      prepare_all(*conn_);
+      const auto now = std::chrono::steady_clock::now();
+      if (now < retry_at_) throw store_unavailable("no PostgreSQL primary reachable (reconnecting)");
+      try {
+        conn_ = connect(uri_);
+        prepare_all(*conn_);
+        pause_ = {};
+      } catch (...) {
+        conn_.reset();
+        pause_ = std::clamp(pause_ * 2, std::chrono::milliseconds(100), std::chrono::milliseconds(1000));
+        retry_at_ = now + pause_;
+        throw;
+      }
     }
     tx_.emplace(*conn_);
     tx_->exec0("BEGIN");
   }
+  // A connection lost during COMMIT leaves the outcome unknown: the batch must not be run
+  // again (it may have committed), so this is not retryable; its writes answer 503 and a
+  // client's retry with the same Idempotency-Key finds the deal if it was stored.
   void commit() override {
-    tx_->exec0("COMMIT");
+    try {
+      tx_->exec0("COMMIT");
+    } catch (const pqxx::broken_connection& e) {
+      tx_.reset();
+      conn_.reset();
+      throw store_unavailable(scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
+    }
     tx_.reset();
   }
+  // After any failed batch the connection is dropped: it may now lead to a node that was
+  // demoted to a standby (read-only), and the next batch must find the primary again.
   void rollback() noexcept override {
     try {
       if (tx_) tx_->exec0("ROLLBACK");
     } catch (...) {
-      conn_.reset();  // broken: reconnect on the next batch
     }
     tx_.reset();
+    conn_.reset();
   }
   void savepoint() override { tx_->exec0("SAVEPOINT fairdeck_write"); }
   void release() override { tx_->exec0("RELEASE SAVEPOINT fairdeck_write"); }
@@ -162,6 +198,19 @@ class pg_backend final : public batch_backend, public transaction, public tree_s
       tx_->exec_prepared("append_deal", rec.table, as_db(rec.seq), as_db(rec.nonce), canonical_text(rec), rec.hash);
     else
       tx_->exec_prepared("append_other", rec.table, as_db(rec.seq), canonical_text(rec), rec.hash);
+  }
+  std::optional<idempotent_deal> find_idempotency(std::string_view table, std::string_view key) override {
+    const auto r = tx_->exec_prepared("find_key", std::string(table), std::string(key));
+    if (r.empty()) return std::nullopt;
+    return idempotent_deal{r[0][0].as<std::string>(), from_db(r[0][1].as<std::int64_t>())};
+  }
+  void store_idempotency(std::string_view table, std::string_view key, const idempotent_deal& d) override {
+    tx_->exec_prepared("store_key", std::string(table), std::string(key), d.fingerprint, as_db(d.seq), utc_now());
+  }
+  std::optional<record> record_at(std::string_view table, std::uint64_t seq) override {
+    const auto r = tx_->exec_prepared("record_at", std::string(table), as_db(seq));
+    if (r.empty()) return std::nullopt;
+    return record_from_canonical(r[0][0].as<std::string>(), r[0][1].as<std::string>());
   }
 
   // ---- tree_storage ----
@@ -199,6 +248,8 @@ class pg_backend final : public batch_backend, public transaction, public tree_s
   std::string uri_;
   std::unique_ptr<pqxx::connection> conn_;
   std::optional<pqxx::nontransaction> tx_;
+  std::chrono::steady_clock::time_point retry_at_{};
+  std::chrono::milliseconds pause_{0};
 };
 
 class pg_store final : public store {
@@ -217,6 +268,11 @@ class pg_store final : public store {
           "table_name = 'fairdeck_tables' AND column_name = 'hands'");
       if (r.empty()) n.exec("ALTER TABLE fairdeck_tables ADD COLUMN IF NOT EXISTS hands TEXT NOT NULL DEFAULT ''");
     });
+    try {
+      with_reader([](pqxx::nontransaction& n) { n.exec(idempotency_sql); });
+    } catch (const store_unavailable&) {  // another instance created it at the same moment
+      with_reader([](pqxx::nontransaction& n) { n.exec("SELECT 1 FROM fairdeck_idempotency LIMIT 0"); });
+    }
     if (key)
       for (unsigned i = 0; i < std::max(1u, o.writers); ++i)
         committers_.push_back(
@@ -435,6 +491,7 @@ class pg_store final : public store {
         if (attempt > 0)
           throw store_unavailable(scrub_password(fmt::format("PostgreSQL connection lost: {}", first_line(e.what())), uri_));
       } catch (const pqxx::sql_error& e) {
+        reader_.reset();  // e.g. a node demoted to read-only: connect again next time
         throw store_unavailable(scrub_password(fmt::format("PostgreSQL: {}", first_line(e.what())), uri_));
       }
     }

@@ -169,6 +169,11 @@ std::optional<table_state> read_table(statement& st, std::string_view id) {
   return t;
 }
 
+// Idempotency keys of deals (table.hpp): kept as long as the log (docs/service.md).
+constexpr const char* idempotency_sql =
+    "CREATE TABLE IF NOT EXISTS fairdeck_idempotency(table_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, "
+    "seq INTEGER NOT NULL, created TEXT NOT NULL, PRIMARY KEY(table_id, key))";
+
 class sqlite_backend final : public batch_backend, public transaction, public tree_storage {
  public:
   explicit sqlite_backend(const std::string& path)
@@ -194,7 +199,11 @@ class sqlite_backend final : public batch_backend, public transaction, public tr
                    "checkpoint = excluded.checkpoint"),
         node_insert_(conn_.db, "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) VALUES(?1, ?2, ?3, ?4)"),
         record_hashes_(conn_.db,
-                       "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq") {
+                       "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq"),
+        idem_schema_(conn_, idempotency_sql),
+        find_key_(conn_.db, "SELECT fingerprint, seq FROM fairdeck_idempotency WHERE table_id = ?1 AND key = ?2"),
+        store_key_(conn_.db, "INSERT INTO fairdeck_idempotency(table_id, key, fingerprint, seq, created) VALUES(?1, ?2, ?3, ?4, ?5)"),
+        record_at_(conn_.db, "SELECT body, hash FROM fairdeck_records WHERE table_id = ?1 AND seq = ?2") {
     conn_.exec("PRAGMA wal_autocheckpoint=0");  // sqlite_store's checkpoint thread does it
     // COMMIT only writes the WAL; sync() makes it durable off the writer's path (the
     // checkpointer's own connection keeps synchronous=FULL: it syncs the WAL before copying
@@ -274,6 +283,23 @@ class sqlite_backend final : public batch_backend, public transaction, public tr
     append_.bind(4, canonical_text(rec)).bind(5, rec.hash);
     append_.step();
   }
+  std::optional<idempotent_deal> find_idempotency(std::string_view table, std::string_view key) override {
+    resetter r{find_key_};
+    find_key_.bind(1, table).bind(2, key);
+    if (!find_key_.step()) return std::nullopt;
+    return idempotent_deal{find_key_.text(0), from_db(find_key_.integer(1))};
+  }
+  void store_idempotency(std::string_view table, std::string_view key, const idempotent_deal& d) override {
+    resetter r{store_key_};
+    store_key_.bind(1, table).bind(2, key).bind(3, d.fingerprint).bind(4, as_db(d.seq)).bind(5, utc_now());
+    store_key_.step();
+  }
+  std::optional<record> record_at(std::string_view table, std::uint64_t seq) override {
+    resetter r{record_at_};
+    record_at_.bind(1, table).bind(2, as_db(seq));
+    if (!record_at_.step()) return std::nullopt;
+    return record_from_canonical(record_at_.text(0), record_at_.text(1));
+  }
 
   // ---- tree_storage ----
   std::optional<head> load_head(std::string_view table) override {
@@ -322,6 +348,10 @@ class sqlite_backend final : public batch_backend, public transaction, public tr
   connection conn_;
   statement begin_, commit_, savepoint_, release_, rollback_to_, load_, insert_, update_, append_;
   statement head_load_, head_save_, node_insert_, record_hashes_;
+  struct schema_step {  // the idempotency table, added to stores created before it
+    schema_step(connection& c, const char* sql) { c.exec(sql); }
+  } idem_schema_;
+  statement find_key_, store_key_, record_at_;
 };
 
 class sqlite_store final : public store {

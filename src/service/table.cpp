@@ -1,6 +1,8 @@
 // The table writes of table.hpp, on top of the dealing spec (security/provably_fair.hpp).
 #include "fairdeck/service/table.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "fairdeck/cards/deal.hpp"
@@ -111,9 +113,38 @@ std::optional<std::string> check_game(const game_spec& g, const table_state& t) 
 
 namespace {
 
+// What an idempotency key binds: the request's parameters (the table is the key's scope).
+std::string deal_fingerprint(const deal& req) {
+  return fmt::format("holdem={} hands={} cards={}", req.game.holdem ? 1 : 0, req.game.hands, req.game.cards);
+}
+
+// A retried deal: the stored record answered again, cards from the record itself.
+write_result replay_deal(const deal& req, const table_state& t, const transaction::idempotent_deal& done,
+                         transaction& tx) {
+  if (done.fingerprint != deal_fingerprint(req))
+    return failure(outcome::conflict, "this Idempotency-Key was already used on this table for a different deal request");
+  auto rec = tx.record_at(req.table, done.seq);
+  if (!rec || rec->type != record_type::deal)
+    throw std::runtime_error(fmt::format("idempotency key of table '{}' names record {}, not a deal", req.table, done.seq));
+  write_result out;
+  const deck_spec spec{rec->decks, rec->jokers};
+  out.deck = parse_cards(rec->cards, spec);
+  out.table = t.id;
+  out.commitment = rec->commitment;
+  out.seats = t.seats;
+  out.rec = std::move(rec);
+  out.replayed = true;
+  return out;
+}
+
 write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
   auto t = tx.load(req.table);
   if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  if (!req.idempotency_key.empty()) {
+    if (!valid_idempotency_key(req.idempotency_key))
+      return failure(outcome::bad_request, fmt::format("an Idempotency-Key is 1..{} printable ASCII characters", max_idempotency_key));
+    if (const auto done = tx.find_idempotency(req.table, req.idempotency_key)) return replay_deal(req, *t, *done, tx);
+  }
   if (t->hand)
     return failure(outcome::conflict, fmt::format("hand {} is in progress; deal it through its hand", t->hand->hand));
   for (unsigned s = 0; s < t->seats; ++s)
@@ -136,6 +167,8 @@ write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
   t->head_hash = r.hash;
   tx.append(r);
   tx.update(*t);
+  if (!req.idempotency_key.empty())
+    tx.store_idempotency(req.table, req.idempotency_key, transaction::idempotent_deal{deal_fingerprint(req), r.seq});
   out.table = t->id;
   out.commitment = t->commitment;
   out.seats = t->seats;
@@ -210,6 +243,21 @@ std::string new_table_id() {
   std::string id = "t";
   for (const auto b : bytes) id += fmt::format("{:02x}", b);
   return id;
+}
+
+bool valid_idempotency_key(std::string_view key) noexcept {
+  if (key.empty() || key.size() > max_idempotency_key) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x21 && c <= 0x7e; });
+}
+
+std::optional<transaction::idempotent_deal> transaction::find_idempotency(std::string_view, std::string_view) {
+  throw std::runtime_error("this store keeps no idempotency keys");
+}
+void transaction::store_idempotency(std::string_view, std::string_view, const idempotent_deal&) {
+  throw std::runtime_error("this store keeps no idempotency keys");
+}
+std::optional<record> transaction::record_at(std::string_view, std::uint64_t) {
+  throw std::runtime_error("this store cannot read records inside a write");
 }
 
 }  // namespace fairdeck::service

@@ -316,7 +316,7 @@ def disk_full(tmp):
             check(status == 200, "deal before the disk fills")
             acked.append(d)
         filler = os.path.join(mnt, "filler")
-        with open(filler, "wb") as f:
+        with open(filler, "wb", buffering=0) as f:  # unbuffered: nothing left to flush (ENOSPC) at close
             try:
                 while True:
                     f.write(b"\0" * 65536)

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -76,6 +77,17 @@ class transaction {
   virtual void insert(const table_state& t) = 0;  // throws table_exists when the id is taken
   virtual void update(const table_state& t) = 0;
   virtual void append(const record& r) = 0;
+  // Idempotency keys of deals (docs/service.md, "Retries"): the request fingerprint and log
+  // seq stored under (table, key), written in the deal's own transaction. A store without
+  // them throws (the deal then fails, it is never dealt twice silently).
+  struct idempotent_deal {
+    std::string fingerprint;
+    std::uint64_t seq = 0;
+  };
+  virtual std::optional<idempotent_deal> find_idempotency(std::string_view table, std::string_view key);
+  virtual void store_idempotency(std::string_view table, std::string_view key, const idempotent_deal& d);
+  // The record at `seq` of `table` as committed (nullopt if there is none).
+  virtual std::optional<record> record_at(std::string_view table, std::uint64_t seq);
 };
 
 class table_exists : public std::runtime_error {
@@ -102,9 +114,19 @@ struct game_spec {
   unsigned cards = 0;
 };
 struct deal {
+  deal() = default;
+  explicit deal(std::string t, game_spec g = {}, std::string key = {})
+      : table(std::move(t)), game(g), idempotency_key(std::move(key)) {}
   std::string table;
   game_spec game{};
+  // The client's Idempotency-Key (1..max_idempotency_key printable ASCII), "" without one.
+  // A deal with a key that was already used on this table answers the stored deal (same
+  // record, same cards) when the request is the same, and a conflict when it differs.
+  std::string idempotency_key;
 };
+inline constexpr std::size_t max_idempotency_key = 128;
+// Whether `key` may be an Idempotency-Key: 1..max_idempotency_key characters 0x21..0x7e.
+[[nodiscard]] bool valid_idempotency_key(std::string_view key) noexcept;
 struct rotate {
   std::string table;
 };
@@ -152,6 +174,7 @@ struct write_result {
   unsigned seats = 0;        // deal: for games
   std::uint64_t hand = 0;    // hand writes: the hand
   bool repeated = false;     // commit/reveal: the same value again; answered, nothing written
+  bool replayed = false;     // deal: an Idempotency-Key retry answered from its stored record (not in this batch's tree)
   std::shared_ptr<const tree_batch> log;  // the record's tree after its batch (receipt_json)
 };
 
