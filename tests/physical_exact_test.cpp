@@ -263,14 +263,28 @@ TEST(PhysicalExact, ShelfSamplerModelAndFormulaAgree) {
     }
 }
 
-// DFH Corollary 4.2: two passes through m shelves are one pass through m^2.
-TEST(PhysicalExact, TwoPassesOfMShelvesAreOnePassOfMSquared) {
+// The composition rule (DFH Corollary 4.2, shelf.hpp): a pass of m1 shelves then one of m2 is one
+// pass of 2 m1 m2 shelves, so k passes of m are one pass of 2^(k-1) m^k -- not m^k: two passes
+// of 2 shelves are 8 shelves (and differ from 4 already for 3 cards).
+TEST(PhysicalExact, PassesComposeToTwiceTheProductOfShelves) {
   for (std::size_t n = 2; n <= 4; ++n) {
     const auto two = enumerate(n, 1, [](order& d, path_engine& e) { shelf_shuffle(d, 2, 2, e); });
-    EXPECT_EQ(two, shelf_brute_force(n, 4)) << "n=" << n;
+    EXPECT_EQ(two, shelf_brute_force(n, 8)) << "n=" << n;
+    if (n >= 3) EXPECT_NE(two, shelf_brute_force(n, 4)) << "n=" << n;
     const auto spec = parse_shuffle_spec("shelf:2x2");
     EXPECT_EQ(enumerate(n, 1, [&](order& d, path_engine& e) { apply_shuffle(spec, d, e); }), two);
+    const auto mixed = enumerate(n, 1, [](order& d, path_engine& e) { shelf_pass(d, 1, e); shelf_pass(d, 3, e); });
+    EXPECT_EQ(mixed, shelf_brute_force(n, 6)) << "n=" << n;
   }
+  // Three passes of 2 shelves: 2^2 2^3 = 32 shelves, through the formula (every order).
+  const std::size_t n = 3;
+  const auto three = enumerate(n, 1, [](order& d, path_engine& e) { shelf_shuffle(d, 2, 3, e); });
+  order deck(n);
+  std::iota(deck.begin(), deck.end(), 0);
+  do {
+    const auto it = three.find(deck);
+    EXPECT_EQ(it == three.end() ? rational(0) : it->second, shelf_formula(n, 32, deck));
+  } while (std::next_permutation(deck.begin(), deck.end()));
 }
 
 // The peak counts and the exact distances against brute force over all n! orders.

@@ -94,7 +94,7 @@ void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<shelf_options>();
   auto* cmd = app.add_subcommand("shelf", "Exact distance from uniform of a casino shelf shuffling machine (docs/shelf.md)");
   cmd->add_option("--shelves", o->shelves, "Shelves of the machine, M")->capture_default_str();
-  cmd->add_option("--passes", o->passes, "Passes through the machine, K (K passes of M shelves = one of M^K)")
+  cmd->add_option("--passes", o->passes, "Passes through the machine, K (K passes of M shelves = one pass of 2^(K-1) M^K)")
       ->capture_default_str();
   cmd->add_option("--cards", o->cards, fmt::format("Cards in the deck, 1..{}", shelf_mixing_max_cards))->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (docs/shelf.md)");

@@ -19,16 +19,17 @@ using detail::factorial;
 using detail::to_decimal;
 using detail::to_double;
 
-// M = m^k, checked against the limits.
+// The shelves of the one pass equivalent to k passes of m: M = 2^(k-1) m^k (shelf.hpp),
+// checked against the limits.
 big total_shelves(std::uint64_t n, std::uint64_t shelves, std::uint64_t passes) {
   if (n < 1 || n > shelf_mixing_max_cards)
     throw std::invalid_argument(fmt::format("shelf mixing: n = {} cards is outside 1..{}", n, shelf_mixing_max_cards));
   if (shelves < 1) throw std::invalid_argument("shelf mixing: a machine needs at least 1 shelf");
   if (passes < 1) throw std::invalid_argument("shelf mixing: a machine makes at least 1 pass");
-  if (static_cast<double>(passes) * std::log2(static_cast<double>(shelves)) > static_cast<double>(shelf_mixing_max_bits))
+  if (static_cast<double>(passes) * (1 + std::log2(static_cast<double>(shelves))) > static_cast<double>(shelf_mixing_max_bits))
     throw std::invalid_argument(
         fmt::format("shelf mixing: {} passes of {} shelves make more than 2^{} shelves", passes, shelves, shelf_mixing_max_bits));
-  return mp::pow(big(shelves), static_cast<unsigned>(passes));
+  return mp::pow(big(shelves), static_cast<unsigned>(passes)) << static_cast<unsigned>(passes - 1);
 }
 
 // Pascal's triangle up to row n.

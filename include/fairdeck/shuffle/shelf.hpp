@@ -6,8 +6,16 @@
 // one of m shelves chosen uniformly at random and is placed on top of or under that shelf's pile
 // with probability 1/2 each; the piles are then stacked, shelf 1 on top. Read from the top, each
 // shelf's pile is a "V" in the order the cards went in: the cards placed on top, latest first
-// (falling), then the cards placed under, earliest first (rising). k passes through m shelves
-// have the same law as one pass through m^k shelves (DFH Corollary 4.2).
+// (falling), then the cards placed under, earliest first (rising).
+//
+// Passes (DFH Corollary 4.2, the composition rule): a pass through m1 shelves followed by one
+// through m2 has the law of ONE pass through 2 m1 m2 shelves, so k passes of m are one pass of
+// M = 2^(k-1) m^k shelves — two passes of 10 shelves are 200, not 100. Proof: the second pass
+// splits the deck into 2 m2 runs (shelf s2, top or under), reversing the top runs; inside a run
+// the first pass's 2 m1 runs appear, in reverse order when the run is reversed, so each
+// (s2, side2, s1) is one V whose own side is side1: 2 m1 m2 blocks in a fixed order, each card
+// in any block with probability 1/(2 m1 m2) and on either side with 1/2.
+// tests/physical_exact_test.cpp checks it over every path for n <= 4.
 //
 // Exact law (DFH Theorem 3.1, in the counting form used here): a deck is a shelf output exactly
 // when it can be cut into m consecutive, possibly empty blocks each of which is a V; the
@@ -94,7 +102,7 @@ template <std::ranges::random_access_range R>
 // Exact distances to uniform.
 
 // Largest deck shelf_mixing() takes (its cost grows like n^3 big-integer operations: 52 cards
-// take about a millisecond, 416 a few seconds), and the largest m^k, in bits.
+// take about a millisecond, 416 a few seconds), and the largest 2^(k-1) m^k, in bits.
 inline constexpr std::uint64_t shelf_mixing_max_cards = 416;
 inline constexpr std::uint64_t shelf_mixing_max_bits = 2048;
 
@@ -106,18 +114,19 @@ struct shelf_distance {
   std::string separation_digits;
 };
 
-// Exact, in integer arithmetic (Boost.Multiprecision): the sums are exact rationals; only the
-// two final quotients are rounded, to the nearest double (error < 1e-16) and to 30 decimals.
-// Throws std::invalid_argument for n outside 1..shelf_mixing_max_cards, m or k < 1, or
-// k log2 m > shelf_mixing_max_bits.
+// K passes of m shelves (one pass of 2^(k-1) m^k). Exact, in integer arithmetic
+// (Boost.Multiprecision): the sums are exact rationals; only the two final quotients are
+// rounded, to the nearest double (error < 1e-16) and to 30 decimals. Throws
+// std::invalid_argument for n outside 1..shelf_mixing_max_cards, m or k < 1, or
+// k (1 + log2 m) > shelf_mixing_max_bits.
 [[nodiscard]] shelf_distance shelf_mixing(std::uint64_t n, std::uint64_t shelves, std::uint64_t passes = 1);
 
 // Number of permutations of n with p peaks, p = 0..(n-1)/2 (exact; also the count with p
 // valleys). W(n, p) = (2p+2) W(n-1, p) + (n-2p) W(n-1, p-1).
 [[nodiscard]] std::vector<std::string> permutations_by_peaks(std::uint64_t n);
 
-// P(deck) for one deck with `p` peaks after one pass through M shelves (M = m^k for k
-// passes), as the exact fraction num/den in decimal strings: for tests and cross-checks.
+// P(deck) for one deck with `p` peaks after one pass through M shelves (M = 2^(k-1) m^k for
+// k passes of m), as the exact fraction num/den in decimal strings: for tests and cross-checks.
 struct shelf_probability {
   std::string numerator, denominator;
 };
