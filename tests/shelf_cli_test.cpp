@@ -80,10 +80,16 @@ TEST(ShelfCli, AuditInputCatchesAMachineRelativeToItsBeforeOrder) {
   for (int d = 0; d < 10; ++d) {
     std::iota(deck.begin(), deck.end(), 0);
     std::reverse(deck.begin(), deck.end());  // the decks went in upside down
-    for (std::size_t i = 0; i < 52; ++i) before += (i ? " " : "") + std::to_string(deck[i]);
+    for (std::size_t i = 0; i < 52; ++i) {
+      if (i) before += ' ';
+      before += std::to_string(deck[i]);
+    }
     before += '\n';
     shelf_shuffle(deck, 10, 1, engine);
-    for (std::size_t i = 0; i < 52; ++i) decks += (i ? " " : "") + std::to_string(deck[i]);
+    for (std::size_t i = 0; i < 52; ++i) {
+      if (i) decks += ' ';
+      decks += std::to_string(deck[i]);
+    }
     decks += '\n';
   }
   const std::string dir = ::testing::TempDir();
