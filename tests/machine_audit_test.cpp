@@ -169,6 +169,7 @@ audit_result audit(const std::string& decks, const std::string* before = nullptr
   std::istringstream in(decks), b(before ? *before : std::string());
   stats::input_settings s;
   s.format = stats::deck_format::indices;
+  s.machine_tests = true;
   if (before) s.before = &b;
   return stats::audit_stream(in, s);
 }
@@ -247,6 +248,10 @@ TEST(MachineAudit, TestsAndHistogramForRecordedDecks) {
   EXPECT_EQ(r.guess_histogram.size(), 53U);
   EXPECT_EQ(std::accumulate(r.guess_histogram.begin(), r.guess_histogram.end(), std::uint64_t{0}), 100U);
   EXPECT_NO_THROW((void)find_test(r, "colour-changes"));
+  std::istringstream plain(record(3, 100, 10, 2));  // other callers: the tests as they were
+  const auto without = stats::audit_stream(plain, stats::input_settings{});
+  EXPECT_TRUE(without.guess_histogram.empty());
+  EXPECT_EQ(without.tests.size() + 3, r.tests.size());
   stats::audit_settings s;
   s.trials = 1000;
   const stats::audit_subject subject{parse_shuffle_spec("shelf:10"), engine_spec{engine_id::xoshiro256pp, 1, {}}};

@@ -174,6 +174,7 @@ int run_input_audit(const audit_options& o) {
   if (o.cards_opt->count()) s.cards = o.cards;
   s.alpha = o.alpha;
   s.label = o.input == "-" ? "stdin" : o.input;
+  s.machine_tests = true;  // guessing, turning points, colour changes (stats/machine.hpp)
   std::ifstream file;
   if (o.input != "-") {
     errno = 0;

@@ -136,7 +136,7 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
     if (!counter) {
       r.counts = audit_counts(reader.cards().size());
       counter.emplace(reader.cards().size());
-      machine.emplace(reader.cards(), reader.spec());
+      if (s.machine_tests) machine.emplace(reader.cards(), reader.spec());
     }
     counter->add(order);
     if (before_reader) {
@@ -153,7 +153,7 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
                                fmt::format("the before order (its line {}) holds other cards than this deck",
                                            before_reader->line_number()));
     }
-    machine->add(order, before);
+    if (machine) machine->add(order, before);
     if (s.on_deck) s.on_deck(order, reader.cards());
     if (counter->pending() == audit_chunk_deals) {
       counter->flush_into(r.counts);
@@ -167,9 +167,11 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
   r.deck = reader.spec();
   r.cards.assign(reader.cards().begin(), reader.cards().end());
   analyze(r, s.alpha);
-  for (auto& t : machine->tests()) r.tests.push_back(std::move(t));
-  r.decision = decide(r.tests, s.alpha);
-  r.guess_histogram = machine->guess_histogram();
+  if (machine) {
+    for (auto& t : machine->tests()) r.tests.push_back(std::move(t));
+    r.decision = decide(r.tests, s.alpha);
+    r.guess_histogram = machine->guess_histogram();
+  }
   return r;
 }
 
