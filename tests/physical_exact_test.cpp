@@ -2,6 +2,7 @@
 // algorithm is walked with a scripted engine, weighted exactly, and the resulting
 // distribution over orders is compared, as exact rationals, with the model's formula.
 #include <algorithm>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <numeric>
@@ -12,6 +13,7 @@
 
 #include "fairdeck/shuffle/algorithm.hpp"
 #include "fairdeck/shuffle/physical.hpp"
+#include "fairdeck/shuffle/shelf.hpp"
 
 namespace fairdeck {
 namespace {
@@ -205,6 +207,118 @@ TEST(PhysicalExact, CompositionAppliesStepsInOrder) {
     }
   } while (std::next_permutation(deck.begin(), deck.end()));
   EXPECT_EQ(got, want);
+}
+
+
+// ---- Shelf machines (shuffle/shelf.hpp) ----
+
+// The model literally: all (2m)^n choice sequences of one pass (shelf, top or under per card,
+// fed from the top), each with probability (2m)^-n, piles stacked shelf 1 on top.
+distribution shelf_brute_force(std::size_t n, std::size_t m) {
+  distribution out;
+  std::vector<std::size_t> choice(n, 0);
+  big total = 1;
+  for (std::size_t i = 0; i < n; ++i) total *= 2 * m;
+  for (;;) {
+    std::vector<std::deque<int>> piles(m);
+    for (std::size_t card = 0; card < n; ++card) {
+      auto& pile = piles[choice[card] / 2];
+      if (choice[card] % 2) pile.push_back(static_cast<int>(card));   // under the pile
+      else pile.push_front(static_cast<int>(card));                   // on top of it
+    }
+    order deck;
+    for (const auto& pile : piles) deck.insert(deck.end(), pile.begin(), pile.end());
+    out[deck] += rational(1, total);
+    std::size_t i = 0;
+    while (i < n && ++choice[i] == 2 * m) choice[i++] = 0;
+    if (i == n) return out;
+  }
+}
+
+rational shelf_formula(std::size_t n, std::size_t total_shelves, const order& deck) {
+  const auto p = shelf_deck_probability(n, total_shelves, peaks(deck));
+  return rational(big(p.numerator), big(p.denominator));
+}
+
+// Every order's chance: the sampler (every path of its draws), the literal model and DFH's
+// formula (through the number of peaks) agree exactly, for every n <= 6 and m <= 3.
+TEST(PhysicalExact, ShelfSamplerModelAndFormulaAgree) {
+  for (std::size_t n = 1; n <= 6; ++n)
+    for (std::size_t m = 1; m <= 3; ++m) {
+      if (n == 6 && m == 3) continue;  // 6^6 paths: covered by n = 5
+      SCOPED_TRACE(testing::Message() << "n=" << n << " m=" << m);
+      const auto sampler = enumerate(n, 1, [m](order& d, path_engine& e) { shelf_pass(d, m, e); });
+      const auto model = shelf_brute_force(n, m);
+      EXPECT_EQ(sampler, model);
+      order deck(n);
+      std::iota(deck.begin(), deck.end(), 0);
+      rational total = 0;
+      do {
+        const auto it = model.find(deck);
+        const rational want = it == model.end() ? rational(0) : it->second;
+        EXPECT_EQ(shelf_formula(n, m, deck), want);
+        total += want;
+      } while (std::next_permutation(deck.begin(), deck.end()));
+      EXPECT_EQ(total, 1);
+    }
+}
+
+// The composition rule (DFH Corollary 4.2, shelf.hpp): a pass of m1 shelves then one of m2 is one
+// pass of 2 m1 m2 shelves, so k passes of m are one pass of 2^(k-1) m^k -- not m^k: two passes
+// of 2 shelves are 8 shelves (and differ from 4 already for 3 cards).
+TEST(PhysicalExact, PassesComposeToTwiceTheProductOfShelves) {
+  for (std::size_t n = 2; n <= 4; ++n) {
+    const auto two = enumerate(n, 1, [](order& d, path_engine& e) { shelf_shuffle(d, 2, 2, e); });
+    EXPECT_EQ(two, shelf_brute_force(n, 8)) << "n=" << n;
+    if (n >= 3) {
+      EXPECT_NE(two, shelf_brute_force(n, 4)) << "n=" << n;
+    }
+    const auto spec = parse_shuffle_spec("shelf:2x2");
+    EXPECT_EQ(enumerate(n, 1, [&](order& d, path_engine& e) { apply_shuffle(spec, d, e); }), two);
+    const auto mixed = enumerate(n, 1, [](order& d, path_engine& e) { shelf_pass(d, 1, e); shelf_pass(d, 3, e); });
+    EXPECT_EQ(mixed, shelf_brute_force(n, 6)) << "n=" << n;
+  }
+  // Three passes of 2 shelves: 2^2 2^3 = 32 shelves, through the formula (every order).
+  const std::size_t n = 3;
+  const auto three = enumerate(n, 1, [](order& d, path_engine& e) { shelf_shuffle(d, 2, 3, e); });
+  order deck(n);
+  std::iota(deck.begin(), deck.end(), 0);
+  do {
+    const auto it = three.find(deck);
+    EXPECT_EQ(it == three.end() ? rational(0) : it->second, shelf_formula(n, 32, deck));
+  } while (std::next_permutation(deck.begin(), deck.end()));
+}
+
+// The peak counts and the exact distances against brute force over all n! orders.
+TEST(PhysicalExact, ShelfDistancesMatchBruteForce) {
+  for (std::size_t n = 1; n <= 6; ++n) {
+    std::vector<big> by_peaks((n - 1) / 2 + 1);
+    order deck(n);
+    std::iota(deck.begin(), deck.end(), 0);
+    do ++by_peaks[peaks(deck)];
+    while (std::next_permutation(deck.begin(), deck.end()));
+    const auto counted = permutations_by_peaks(n);
+    ASSERT_EQ(counted.size(), by_peaks.size());
+    for (std::size_t p = 0; p < counted.size(); ++p) EXPECT_EQ(big(counted[p]), by_peaks[p]) << n << " " << p;
+    for (std::size_t m = 1; m <= 3; ++m) {
+      if (n == 6 && m == 3) continue;
+      const auto model = shelf_brute_force(n, m);
+      big orders = 1;
+      for (std::size_t i = 2; i <= n; ++i) orders *= i;
+      const rational uniform(1, orders);
+      rational tv = 0, sep = 0;
+      std::iota(deck.begin(), deck.end(), 0);
+      do {
+        const auto it = model.find(deck);
+        const rational p = it == model.end() ? rational(0) : it->second;
+        tv += abs(p - uniform) / 2;
+        sep = std::max(sep, rational(1) - p / uniform);
+      } while (std::next_permutation(deck.begin(), deck.end()));
+      const auto d = shelf_mixing(n, m);
+      EXPECT_NEAR(d.total_variation, static_cast<double>(tv), 1e-15) << n << " " << m;
+      EXPECT_NEAR(d.separation, static_cast<double>(sep), 1e-15) << n << " " << m;
+    }
+  }
 }
 
 }  // namespace

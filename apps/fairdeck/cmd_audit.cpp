@@ -46,7 +46,7 @@ struct audit_options {
   unsigned threads = 0;
   double alpha = 1e-4;
   bool json = false;
-  std::string html, input, format = "auto";
+  std::string html, input, format = "auto", before;
   CLI::Option *seed_opt = nullptr, *cards_opt = nullptr, *format_opt = nullptr, *html_opt = nullptr;
 };
 
@@ -175,6 +175,7 @@ int run_input_audit(const audit_options& o) {
   if (o.cards_opt->count()) s.cards = o.cards;
   s.alpha = o.alpha;
   s.label = o.input == "-" ? "stdin" : o.input;
+  s.machine_tests = true;  // guessing, turning points, colour changes (stats/machine.hpp)
   std::ifstream file;
   if (o.input != "-") {
     errno = 0;
@@ -184,6 +185,14 @@ int run_input_audit(const audit_options& o) {
       throw usage_error(fmt::format("cannot read input file '{}': {}", o.input, std::strerror(EISDIR)));
   }
   std::istream& in = o.input == "-" ? std::cin : file;
+  std::ifstream before;  // --before FILE: the order each deck went in (stats/machine.hpp)
+  if (!o.before.empty()) {
+    errno = 0;
+    before.open(o.before, std::ios::binary);
+    if (!before || std::filesystem::is_directory(o.before))
+      throw usage_error(fmt::format("cannot open --before file '{}': {}", o.before, std::strerror(errno ? errno : EISDIR)));
+    s.before = &before;
+  }
   if (o.input == "-" && ::isatty(STDIN_FILENO) == 1)
     fmt::print(stderr, "fairdeck: reading decks from the terminal, one per line; end with Ctrl-D (or pipe them in: "
                        "some-shuffler | fairdeck audit --input -)\n");
@@ -277,6 +286,9 @@ void setup(CLI::App& app, int& exit_code) {
   o->format_opt = cmd->add_option("--format", o->format, "Input format: auto, text (card names) or indices (0..n-1)")
                       ->capture_default_str();
   for (const char* name : {"--algorithm", "--engine", "--seed", "--trials", "--threads"}) input->excludes(name);
+  cmd->add_option("--before", o->before,
+                  "With --input: the order each deck went in, one per line in the input's format (default: new-deck order)")
+      ->needs(input);
   cmd->callback([o, &exit_code] { exit_code = run_audit(*o); });
 }
 

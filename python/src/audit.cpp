@@ -75,6 +75,7 @@ stats::input_settings input_settings(double alpha, const std::string& format, st
   s.cards = n;
   s.alpha = alpha;
   s.label = label;
+  s.machine_tests = true;  // as `fairdeck audit --input`: the bytes must match the CLI
   if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument(fmt::format("alpha must be between 0 and 1, not {}", alpha));
   return s;
 }

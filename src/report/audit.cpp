@@ -277,6 +277,7 @@ nlohmann::json audit_json(const std::vector<stats::audit_result>& results, const
     };
     if (r.algorithm_fair) a["algorithm_fair"] = *r.algorithm_fair;
     if (shortfall) a["data_needed"] = {{"decks", shortfall->needed}, {"test", shortfall->test}};
+    if (!r.guess_histogram.empty()) a["guessing_scores"] = r.guess_histogram;  // recorded decks: decks per score 0..n
     if (!r.counts.orders.empty()) {
       nlohmann::json orders = nlohmann::json::object();
       std::vector<card_t> named(r.counts.n);

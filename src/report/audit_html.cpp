@@ -11,6 +11,7 @@
 
 #include "fairdeck/report/audit.hpp"
 #include "fairdeck/shuffle/mixing.hpp"
+#include "fairdeck/stats/machine.hpp"
 
 namespace fairdeck::report {
 namespace {
@@ -148,18 +149,16 @@ std::string bars(const stats::audit_result& r, const std::string& title, auto la
   return svg;
 }
 
-// Rising sequences per deal: observed share of deals (bars) against the exact law of a uniform
-// shuffle (black ticks, A(n, r-1) / n!), over the r where either is visible. Riffled decks
-// keep far fewer rising sequences: their bars sit left of the ticks.
-std::string rising_chart(const stats::audit_result& r) {
-  const std::size_t n = r.counts.n;
-  if (r.counts.trials == 0 || r.counts.rising.size() != n || n < 2) return {};
-  const auto law = uniform_rising_sequence_distribution(n);
-  const double t = static_cast<double>(r.counts.trials);
+// A per-deal statistic: observed share of deals (bars, counts[i] for value i + first) against
+// its exact law under a uniform shuffle (black ticks), over the values where either is visible.
+std::string histogram_chart(const std::vector<std::uint64_t>& counts, std::uint64_t trials, const std::vector<double>& law,
+                            std::string_view title, std::string_view symbol, std::size_t first) {
+  const std::size_t n = counts.size();
+  const double t = static_cast<double>(trials);
   std::size_t lo = n, hi = 0;
   double top = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double obs = static_cast<double>(r.counts.rising[i]) / t;
+    const double obs = static_cast<double>(counts[i]) / t;
     if (obs > 0 || law[i] >= 1e-4) {
       lo = std::min(lo, i);
       hi = std::max(hi, i);
@@ -171,8 +170,8 @@ std::string rising_chart(const stats::audit_result& r) {
   const double w = 376, h = 120, bw = w / static_cast<double>(bins), base = 16 + h, left = 48;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">\n"
-      "<text x=\"0\" y=\"11\" class=\"axis\">rising sequences per deal: share of deals (bars), uniform law (ticks)</text>\n",
-      w + left + 2, h + 40);
+      "<text x=\"0\" y=\"11\" class=\"axis\">{2}: share of deals (bars), uniform law (ticks)</text>\n",
+      w + left + 2, h + 40, title);
   for (const double f : {0.0, 0.5, 1.0}) {  // y axis: share of deals
     const double y = base - f * h;
     svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.2f}\" y2=\"{2:.2f}\" stroke=\"#888\"/>"
@@ -184,20 +183,37 @@ std::string rising_chart(const stats::audit_result& r) {
   const std::size_t label_every = std::max<std::size_t>(1, (bins + 9) / 10);
   for (std::size_t b = 0; b < bins; ++b) {
     const std::size_t i = lo + b;
-    const double obs = static_cast<double>(r.counts.rising[i]) / t, x = static_cast<double>(b) * bw;
+    const double obs = static_cast<double>(counts[i]) / t, x = static_cast<double>(b) * bw;
     const double bar = obs / top * h, tick = base - law[i] / top * h;
     svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"#92c5de\">"
-                       "<title>r = {}: {:.4f} of deals (uniform: {:.4f})</title></rect>",
-                       x + 0.5, base - bar, std::max(bw - 1, 0.5), bar, i + 1, obs, law[i]);
+                       "<title>{} = {}: {:.4f} of deals (uniform: {:.4f})</title></rect>",
+                       x + 0.5, base - bar, std::max(bw - 1, 0.5), bar, symbol, i + first, obs, law[i]);
     svg += fmt::format("<line x1=\"{:.2f}\" x2=\"{:.2f}\" y1=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#111\" stroke-width=\"2\"/>",
                        x, x + bw, tick, tick);
     if (b % label_every == 0)
       svg += fmt::format("<text x=\"{:.2f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>", x + bw / 2,
-                         base + 16, i + 1);
+                         base + 16, i + first);
     svg += '\n';
   }
   svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n</g></svg>\n", w, base, base);
   return svg;
+}
+
+// Rising sequences per deal against the exact law of a uniform shuffle (A(n, r-1) / n!).
+// Riffled decks keep far fewer rising sequences: their bars sit left of the ticks.
+std::string rising_chart(const stats::audit_result& r) {
+  const std::size_t n = r.counts.n;
+  if (r.counts.trials == 0 || r.counts.rising.size() != n || n < 2) return {};
+  return histogram_chart(r.counts.rising, r.counts.trials, uniform_rising_sequence_distribution(n),
+                         "rising sequences per deal", "r", 1);
+}
+
+// Recorded decks: the card guesser's correct guesses per deck against its exact null law (a
+// sum of Bernoulli(1/j), stats/machine.hpp). A shuffling machine's bars sit right of the ticks.
+std::string guessing_chart(const stats::audit_result& r) {
+  if (r.guess_histogram.size() < 2 || r.counts.trials == 0) return {};
+  return histogram_chart(r.guess_histogram, r.counts.trials, stats::guess_null_pmf(r.guess_histogram.size() - 1),
+                         "correct guesses per deck (card guesser, Diaconis-Fulman-Holmes)", "guesses", 0);
 }
 
 std::string test_table(const stats::audit_result& r) {
@@ -290,6 +306,7 @@ std::string audit_charts_html(const stats::audit_result& r) {
   out += bars(r, "first suit", [&](card_t c) { return suit_label(c, r.deck); });
   out += bars(r, "first rank", [&](card_t c) { return rank_label(c, r.deck); });
   out += rising_chart(r);
+  out += guessing_chart(r);
   out += "</figure></div>\n";
   return out;
 }

@@ -389,6 +389,7 @@ std::vector<swap_step> swap_steps(shuffle_kind kind, std::size_t n) {
     case shuffle_kind::riffle:
     case shuffle_kind::overhand:
     case shuffle_kind::cut:
+    case shuffle_kind::shelf:
       break;  // not lane-modelled: the attack accepts only the three swap shuffles
   }
   return steps;

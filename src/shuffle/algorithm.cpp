@@ -35,6 +35,9 @@ constexpr std::array catalog = {
                            max_overhands},
     shuffle_algorithm_info{shuffle_kind::cut, "cut", false, false, 0,
                            "one uniform cut (top c cards to the bottom, c uniform in [0,n)): NOT uniform"},
+    shuffle_algorithm_info{shuffle_kind::shelf, "shelf", false, true, 10,
+                           "casino shelf machine, M shelves, K passes (shelf:MxK): NOT uniform; exact distance in `fairdeck shelf`",
+                           shelf_max_shelves, true, false},
 };
 
 constexpr std::size_t max_steps = 64;  // in one composition
@@ -45,6 +48,7 @@ constexpr bool is_enumerator(shuffle_kind kind) noexcept {
   switch (kind) {
     case shuffle_kind::fisher_yates: case shuffle_kind::partial: case shuffle_kind::sort: case shuffle_kind::naive:
     case shuffle_kind::asf1999: case shuffle_kind::riffle: case shuffle_kind::overhand: case shuffle_kind::cut:
+    case shuffle_kind::shelf:
       return true;
   }
   return false;
@@ -70,7 +74,7 @@ const shuffle_algorithm_info& info(shuffle_kind kind) noexcept {
 }
 
 std::vector<shuffle_step> shuffle_spec::steps() const {
-  std::vector<shuffle_step> out{{kind, param}};
+  std::vector<shuffle_step> out{{kind, param, passes}};
   out.insert(out.end(), then.begin(), then.end());
   return out;
 }
@@ -82,6 +86,7 @@ std::string shuffle_spec::name() const {
     const std::uint64_t k = step.param ? step.param : i.default_param;
     if (!out.empty()) out += '+';
     out += i.takes_param && k ? fmt::format("{}:{}", i.name, k) : std::string(i.name);
+    if (step.passes > 1) out += fmt::format("x{}", step.passes);
   }
   return out;
 }
@@ -92,7 +97,7 @@ bool shuffle_spec::fair() const noexcept {
            (s.kind == shuffle_kind::partial && s.param == 0);
   };
   if (then.empty()) return info(kind).fair;
-  if (info(then.back().kind).fair || whole_order_uniform({kind, param})) return true;
+  if (info(then.back().kind).fair || whole_order_uniform({kind, param, passes})) return true;
   for (const auto& s : then)
     if (whole_order_uniform(s)) return true;
   return false;
@@ -100,7 +105,8 @@ bool shuffle_spec::fair() const noexcept {
 
 std::vector<shuffle_spec> default_audit_algorithms() {
   std::vector<shuffle_spec> out;
-  for (const auto& a : catalog) out.push_back({a.kind, a.default_param});
+  for (const auto& a : catalog)
+    if (a.in_default_audit) out.push_back({a.kind, a.default_param});
   return out;
 }
 
@@ -114,8 +120,19 @@ shuffle_step parse_step(std::string_view text, std::string_view whole) {
     if (a.name != base) continue;
     shuffle_step step{a.kind, a.default_param};
     if (colon != std::string_view::npos) {
-      const auto arg = text.substr(colon + 1);
+      auto arg = text.substr(colon + 1);
       if (!a.takes_param) throw std::invalid_argument(fmt::format("algorithm '{}' takes no ':' parameter", a.name));
+      if (const auto x = arg.find('x'); a.takes_passes && x != std::string_view::npos) {  // "MxK"
+        const auto k = arg.substr(x + 1);
+        const auto [q, e] = std::from_chars(k.data(), k.data() + k.size(), step.passes);
+        if (e != std::errc{} || q != k.data() + k.size() || step.passes == 0)
+          throw std::invalid_argument(
+              fmt::format("algorithm '{}': '{}' is not a positive whole number of passes", printable(text), printable(k)));
+        if (step.passes > shelf_max_passes)
+          throw std::invalid_argument(
+              fmt::format("algorithm '{}': {}:MxK needs K <= {} passes", printable(text), a.name, shelf_max_passes));
+        arg = arg.substr(0, x);
+      }
       const auto [p, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), step.param);
       if (ec != std::errc{} || p != arg.data() + arg.size() || step.param == 0)
         throw std::invalid_argument(
@@ -126,7 +143,8 @@ shuffle_step parse_step(std::string_view text, std::string_view whole) {
     return step;
   }
   std::string names;
-  for (const auto& a : catalog) names += fmt::format("{}{}{}", names.empty() ? "" : ", ", a.name, a.takes_param ? "[:K]" : "");
+  for (const auto& a : catalog)
+    names += fmt::format("{}{}{}", names.empty() ? "" : ", ", a.name, a.takes_passes ? "[:M[xK]]" : a.takes_param ? "[:K]" : "");
   if (text == whole)
     throw std::invalid_argument(fmt::format("unknown algorithm '{}' (choose from {})", printable(text), names));
   throw std::invalid_argument(fmt::format("unknown algorithm '{}' in '{}' (choose from {}, joined by '+')",
@@ -149,7 +167,7 @@ shuffle_spec parse_shuffle_spec(std::string_view text) {
     if (plus == std::string_view::npos) break;
     start = plus + 1;
   }
-  return {steps.front().kind, steps.front().param, {steps.begin() + 1, steps.end()}};
+  return {steps.front().kind, steps.front().param, {steps.begin() + 1, steps.end()}, steps.front().passes};
 }
 
 }  // namespace fairdeck

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/shuffle/shuffle_deck.hpp"
+#include "fairdeck/stats/machine.hpp"
 #include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck::stats {
@@ -125,15 +126,34 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
   r.algorithm = "input";
   r.engine = s.label;
   std::optional<chunk_counter> counter;
-  std::vector<card_t> order;
-  std::string line;
+  std::optional<machine_counter> machine;
+  std::optional<deck_reader> before_reader;
+  if (s.before) before_reader.emplace(s.format, s.deck, s.cards);
+  std::vector<card_t> order, before;
+  std::string line, before_line;
   while (!rc.stopped() && reader.read_line(in, line)) {
     if (!reader.parse_line(line, order)) continue;
     if (!counter) {
       r.counts = audit_counts(reader.cards().size());
       counter.emplace(reader.cards().size());
+      if (s.machine_tests) machine.emplace(reader.cards(), reader.spec());
     }
     counter->add(order);
+    if (before_reader) {
+      bool got = false;
+      try {
+        while (!got && before_reader->read_line(*s.before, before_line)) got = before_reader->parse_line(before_line, before);
+      } catch (const deck_input_error& e) {  // name the before-order file, not the input, as holding the line
+        throw std::runtime_error(fmt::format("before-order file, {}", e.what()));
+      }
+      if (!got)
+        throw deck_input_error(reader.line_number(), "the before-order file ends before this deck");
+      if (!std::ranges::equal(before_reader->cards(), reader.cards()))
+        throw deck_input_error(reader.line_number(),
+                               fmt::format("the before order (its line {}) holds other cards than this deck",
+                                           before_reader->line_number()));
+    }
+    if (machine) machine->add(order, before);
     if (s.on_deck) s.on_deck(order, reader.cards());
     if (counter->pending() == audit_chunk_deals) {
       counter->flush_into(r.counts);
@@ -147,6 +167,11 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
   r.deck = reader.spec();
   r.cards.assign(reader.cards().begin(), reader.cards().end());
   analyze(r, s.alpha);
+  if (machine) {
+    for (auto& t : machine->tests()) r.tests.push_back(std::move(t));
+    r.decision = decide(r.tests, s.alpha);
+    r.guess_histogram = machine->guess_histogram();
+  }
   return r;
 }
 

@@ -1,5 +1,5 @@
 // Run-time choice of shuffle algorithm ("fisher-yates", "partial:7", "naive", "riffle:7",
-// "riffle:3+cut+overhand:5", ...), for the CLI and the audit. apply_shuffle() dispatches once
+// "riffle:3+cut+overhand:5", "shelf:10x2", ...), for the CLI and the audit. apply_shuffle() dispatches once
 // per step to the generic algorithms.
 #pragma once
 
@@ -14,11 +14,12 @@
 #include "fairdeck/shuffle/fisher_yates.hpp"
 #include "fairdeck/shuffle/partial_shuffle.hpp"
 #include "fairdeck/shuffle/physical.hpp"
+#include "fairdeck/shuffle/shelf.hpp"
 #include "fairdeck/shuffle/sort_shuffle.hpp"
 
 namespace fairdeck {
 
-enum class shuffle_kind { fisher_yates, partial, sort, naive, asf1999, riffle, overhand, cut };
+enum class shuffle_kind { fisher_yates, partial, sort, naive, asf1999, riffle, overhand, cut, shelf };
 
 struct shuffle_algorithm_info {
   shuffle_kind kind;
@@ -28,16 +29,20 @@ struct shuffle_algorithm_info {
   std::uint64_t default_param; // K used when the audit lists every algorithm (0: none/all)
   std::string_view guarantee;  // one line for --help and reports
   std::uint64_t max_param = 0; // largest K accepted (0: no limit but the deck size)
+  bool takes_passes = false;   // "name:MxK" also accepted (shelf: K passes of M shelves)
+  bool in_default_audit = true;  // audited when no --algorithm is given
 };
 
 [[nodiscard]] std::span<const shuffle_algorithm_info> shuffle_catalog() noexcept;
 [[nodiscard]] const shuffle_algorithm_info& info(shuffle_kind kind) noexcept;
 
 // One algorithm with its parameter. param 0 means the catalog's default_param (partial: all
-// cards; riffle: 7; overhand: 10).
+// cards; riffle: 7; overhand: 10; shelf: 10 shelves). `passes`: shelf only, passes through the
+// machine ("shelf:10x2"); 1 for everything else.
 struct shuffle_step {
   shuffle_kind kind = shuffle_kind::fisher_yates;
   std::uint64_t param = 0;
+  std::uint64_t passes = 1;
   friend bool operator==(const shuffle_step&, const shuffle_step&) = default;
 };
 
@@ -48,6 +53,7 @@ struct shuffle_spec {
   shuffle_kind kind = shuffle_kind::fisher_yates;
   std::uint64_t param = 0;  // partial: cards shuffled (0 = all); riffle/overhand: how many times
   std::vector<shuffle_step> then{};
+  std::uint64_t passes = 1;  // of the first step (shuffle_step::passes)
   [[nodiscard]] std::vector<shuffle_step> steps() const;  // {kind, param} followed by `then`
   [[nodiscard]] std::string name() const;  // round-trips through parse_shuffle_spec
   // Exactly uniform given an ideal engine. A composition is when one of its steps makes the
@@ -62,7 +68,8 @@ struct shuffle_spec {
 [[nodiscard]] std::vector<shuffle_spec> default_audit_algorithms();
 
 // "fisher-yates" (alias "fy", "knuth"), "partial" / "partial:K", "sort", "naive", "asf1999",
-// "riffle" / "riffle:K", "overhand" / "overhand:K", "cut", and compositions joined by '+'
+// "riffle" / "riffle:K", "overhand" / "overhand:K", "cut", "shelf" / "shelf:M" / "shelf:MxK"
+// (K passes through M shelves), and compositions joined by '+'
 // ("riffle:3+cut+riffle:4"). Throws std::invalid_argument naming the problem.
 [[nodiscard]] shuffle_spec parse_shuffle_spec(std::string_view text);
 
@@ -87,6 +94,7 @@ void apply_shuffle_step(const shuffle_step& step, R&& r, E& engine) {
     case shuffle_kind::riffle: riffle_shuffle(r, k, engine); return;
     case shuffle_kind::overhand: overhand_shuffle(r, k, engine); return;
     case shuffle_kind::cut: random_cut(r, engine); return;
+    case shuffle_kind::shelf: shelf_shuffle(r, k, step.passes, engine); return;
   }
 }
 }  // namespace detail
@@ -95,7 +103,7 @@ void apply_shuffle_step(const shuffle_step& step, R&& r, E& engine) {
 // std::invalid_argument if the spec cannot apply to r's size (e.g. partial:K with K > n).
 template <std::ranges::random_access_range R, random_engine E>
 void apply_shuffle(const shuffle_spec& spec, R&& r, E& engine) {
-  detail::apply_shuffle_step({spec.kind, spec.param}, r, engine);
+  detail::apply_shuffle_step({spec.kind, spec.param, spec.passes}, r, engine);
   for (const auto& step : spec.then) detail::apply_shuffle_step(step, r, engine);
 }
 

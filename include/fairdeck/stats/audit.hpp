@@ -51,6 +51,9 @@ struct audit_result {
   std::vector<test_result> tests;
   effect_size effect;
   verdict decision;
+  // Recorded decks only (audit_stream): decks per guessing score 0..n (stats/machine.hpp),
+  // for reports to set against the null law; empty for simulated decks.
+  std::vector<std::uint64_t> guess_histogram;
 };
 
 // Deals `trials` fresh canonical decks of n cards with `subject` and counts them, on
@@ -72,7 +75,10 @@ void analyze(audit_result& result, double alpha);
                                                   const audit_settings& settings, const run_control& control = {});
 
 // Audits decks read from `in`, one per line (see deck_reader), streaming: memory does not
-// grow with the number of decks. Consecutive lines form the serial test's chain.
+// grow with the number of decks. Consecutive lines form the serial test's chain. With
+// input_settings::machine_tests, recorded decks also get the machine tests of stats/machine.hpp (guessing, turning points, colour
+// changes), relative to the order each deck went in: new-deck order, or the matching line of
+// `before` (same format, same cards; comment lines skipped in both).
 // Throws deck_input_error (with the line number) on the first malformed line.
 struct input_settings {
   deck_format format = deck_format::auto_detect;
@@ -83,6 +89,11 @@ struct input_settings {
   // Called for every deck read: `order` (top first, indices into `cards`) and the deck's
   // cards in canonical order. Lets other tallies (fairdeck certify) share the single pass.
   std::function<void(std::span<const card_t> order, std::span<const card_t> cards)> on_deck;
+  // The machine tests of stats/machine.hpp (guessing, turning points, colour changes) and the
+  // guessing histogram. Off by default so that other callers' results stay as they were (the
+  // service's table audit must equal audit_stream's); `fairdeck audit --input` turns them on.
+  bool machine_tests = false;
+  std::istream* before = nullptr;    // the order each deck went in, one per line (default: new-deck order)
 };
 [[nodiscard]] audit_result audit_stream(std::istream& in, const input_settings& settings,
                                         const run_control& control = {});
