@@ -23,7 +23,7 @@ packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev
 # clang 14 + its sanitizer/libFuzzer runtime for the clang and asan presets; Chromium to
 # check that the audit's HTML report renders; dieharder reads `fairdeck random --raw`.
 if [[ $preset == clang || $preset == asan || $preset == tsan || $ci_tools == 1 ]]; then
-  packages+=(clang-14 libclang-rt-14-dev)
+  packages+=(clang-14 libclang-rt-14-dev clang-format-14)  # clang-format: scripts/check-format.sh
 fi
 # aarch64 preset: the cross compiler and the arm64 (multiarch) packages the library links.
 if [[ $preset == aarch64 ]]; then

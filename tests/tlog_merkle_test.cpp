@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "test_support.hpp"
 #include "fairdeck/tlog/merkle.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -212,7 +212,8 @@ TEST(TlogMerkle, FrontierRoundTripsAsTextAndRefusesDamage) {
   EXPECT_EQ(back.size(), 13u);
   EXPECT_EQ(back.root(), log.f.root());
   EXPECT_EQ(frontier::from_text("0").root(), empty_root());
-  for (const std::string& bad : std::vector<std::string>{"", " ", "x", "13", "12 " + text.substr(3), text + " ", text.substr(0, text.size() - 1),
+  for (const std::string& bad :
+       std::vector<std::string>{"", " ", "x", "13", "12 " + text.substr(3), text + " ", text.substr(0, text.size() - 1),
                                 "-1", "99999999999999999999999", "013" + text.substr(2)})
     EXPECT_THROW((void)frontier::from_text(bad), std::invalid_argument) << bad;
 }
@@ -230,16 +231,20 @@ TEST(TlogMerkle, AnIndependentPythonImplementationOfTheRfcAgrees) {
     nlohmann::json c{{"size", n}, {"root", to_hex(log.f.root())}};
     for (std::uint64_t m = 0; m < n; m += 1 + n / 9)
       c["inclusion"].push_back({{"index", m}, {"path", [&] {
-                                   std::vector<std::string> v;
-                                   for (const auto& h : inclusion_proof(m, n, log.source())) v.push_back(to_hex(h));
-                                   return v;
-                                 }()}});
+                                                 std::vector<std::string> v;
+                                                 for (const auto& h : inclusion_proof(m, n, log.source()))
+                                                   v.push_back(to_hex(h));
+                                                 return v;
+                                               }()}});
     for (std::uint64_t m = 1; m < n; m += 1 + n / 7)
-      c["consistency"].push_back({{"from", m}, {"from_root", to_hex(root(m, log.source()))}, {"proof", [&] {
-                                   std::vector<std::string> v;
-                                   for (const auto& h : consistency_proof(m, n, log.source())) v.push_back(to_hex(h));
-                                   return v;
-                                 }()}});
+      c["consistency"].push_back(
+          {{"from", m}, {"from_root", to_hex(root(m, log.source()))}, {"proof", [&] {
+                                                                         std::vector<std::string> v;
+                                                                         for (const auto& h :
+                                                                              consistency_proof(m, n, log.source()))
+                                                                           v.push_back(to_hex(h));
+                                                                         return v;
+                                                                       }()}});
     cases.push_back(c);
   }
   fairdeck::testing::temp_dir dir;

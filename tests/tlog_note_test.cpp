@@ -61,10 +61,12 @@ TEST(TlogNote, OpensGoNotesAndVerifiesOnlyKnownKeys) {
 
 TEST(TlogNote, RefusesMalformedNotesAsGoDoes) {
   const std::vector<note_verifier> peter{note_verifier::parse(peter_vkey)};
-  const std::string bad_name_sig = "\xE2\x80\x94 Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=";
+  const std::string bad_name_sig =
+      "\xE2\x80\x94 Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=";
   std::string many;
   for (int i = 0; i < 101; ++i) many += peter_sig;
-  for (const std::string& bad : std::vector<std::string>{go_text, go_text + "\n", go_text + "\n" + peter_sig.substr(0, peter_sig.size() - 1),
+  for (const std::string& bad :
+       std::vector<std::string>{go_text, go_text + "\n", go_text + "\n" + peter_sig.substr(0, peter_sig.size() - 1),
                                 "\x01" + go_text + "\n" + peter_sig, "\xff" + go_text + "\n" + peter_sig,
                                 go_text + "\n" + bad_name_sig, go_text + "\n" + peter_sig + "Unexpected line.\n",
                                 go_text + "\n" + many})
@@ -81,7 +83,8 @@ TEST(TlogNote, RefusesMangledVerifierKeys) {
   }
   EXPECT_THROW((void)note_verifier::parse("PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY=="),
                malformed);
-  EXPECT_THROW((void)note_verifier::parse("PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"), malformed);
+  EXPECT_THROW((void)note_verifier::parse("PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"),
+               malformed);
   // A mangled signer key is refused without echoing it.
   std::string k = peter_skey;
   k.back() = 'A';
@@ -103,7 +106,8 @@ TEST(TlogNote, CheckpointsRoundTripAndRefuseDamage) {
   EXPECT_EQ(parse_checkpoint(text), c);
   c.extensions = {"fairdeck table t1"};
   EXPECT_EQ(parse_checkpoint(checkpoint_text(c)), c);
-  for (const std::string& bad : std::vector<std::string>{std::string{}, text.substr(0, text.size() - 1), "o\n01\n" + text.substr(text.find('C')),
+  for (const std::string& bad :
+       std::vector<std::string>{std::string{}, text.substr(0, text.size() - 1), "o\n01\n" + text.substr(text.find('C')),
                                 "o\n-1\n" + text.substr(text.find('C')), "\n1\n" + text.substr(text.find('C')),
                                 "o\n1\nAAAA\n", text + "\n", "o\n99999999999999999999\n" + text.substr(text.find('C'))})
     EXPECT_THROW((void)parse_checkpoint(bad), malformed) << bad;

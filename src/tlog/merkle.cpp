@@ -184,8 +184,9 @@ void subproof(std::uint64_t m, std::uint64_t begin, std::uint64_t end, bool whol
 
 std::vector<hash> inclusion_proof(std::uint64_t index, std::uint64_t size, const node_source& nodes) {
   check_size(size);
-  if (index >= size) throw std::invalid_argument("leaf " + std::to_string(index) + " is not in a tree of " +
-                                                 std::to_string(size) + " leaves");
+  if (index >= size)
+    throw std::invalid_argument("leaf " + std::to_string(index) + " is not in a tree of " + std::to_string(size) +
+                                " leaves");
   std::vector<hash> out;
   path(index, 0, size, nodes, out);
   return out;
@@ -193,8 +194,9 @@ std::vector<hash> inclusion_proof(std::uint64_t index, std::uint64_t size, const
 
 std::vector<hash> consistency_proof(std::uint64_t from, std::uint64_t to, const node_source& nodes) {
   check_size(to);
-  if (from > to) throw std::invalid_argument("a tree of " + std::to_string(from) + " leaves is not a prefix of one of " +
-                                             std::to_string(to));
+  if (from > to)
+    throw std::invalid_argument("a tree of " + std::to_string(from) + " leaves is not a prefix of one of " +
+                                std::to_string(to));
   std::vector<hash> out;
   if (from == 0 || from == to) return out;
   subproof(from, 0, to, true, nodes, out);

@@ -44,9 +44,12 @@ std::optional<std::uint32_t> parse_hex8(std::string_view s) {
   std::uint32_t v = 0;
   for (char c : s) {
     int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else return std::nullopt;  // Go writes lowercase; accept only that
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else
+      return std::nullopt;  // Go writes lowercase; accept only that
     v = (v << 4) | static_cast<std::uint32_t>(d);
   }
   return v;
@@ -64,10 +67,14 @@ bool clean_text(std::string_view s) noexcept {
     }
     std::size_t len;
     std::uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
-    else return false;
+    if (c >= 0xC2 && c <= 0xDF)
+      len = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+      len = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+      len = 4, cp = c & 0x07;
+    else
+      return false;
     if (i + len > s.size()) return false;
     for (std::size_t k = 1; k < len; ++k) {
       const auto cc = static_cast<unsigned char>(s[i + k]);
@@ -306,7 +313,8 @@ note_signature note_signer::cosign(std::string_view text, std::uint64_t timestam
   if (verifier_.type() != key_type::cosignature_v1) throw std::logic_error("only a cosigner key cosigns");
   if (timestamp >> 63) throw std::invalid_argument("cosignature timestamp out of range");
   note_signature s{verifier_.name(), verifier_.key_id(), std::vector<std::uint8_t>(8 + crypto_sign_BYTES)};
-  for (int i = 0; i < 8; ++i) s.signature[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(timestamp >> (56 - 8 * i));
+  for (int i = 0; i < 8; ++i)
+    s.signature[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(timestamp >> (56 - 8 * i));
   const std::string msg = timestamp_header(timestamp) + std::string(text);
   crypto_sign_detached(s.signature.data() + 8, nullptr, reinterpret_cast<const unsigned char*>(msg.data()), msg.size(),
                        secret_->sk);
@@ -334,7 +342,8 @@ opened_note open_note(std::string_view message, std::span<const note_verifier> k
       key = &k;
     }
     if (!key) {
-      if (std::find(out.unverified.begin(), out.unverified.end(), s) == out.unverified.end()) out.unverified.push_back(s);
+      if (std::find(out.unverified.begin(), out.unverified.end(), s) == out.unverified.end())
+        out.unverified.push_back(s);
       continue;
     }
     if (!seen.insert({s.name, s.key_id}).second) continue;  // a repeated signature by one key
