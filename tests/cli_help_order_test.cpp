@@ -45,8 +45,9 @@ TEST(CliHelpOrder, SubcommandsAreListedInTheirFixedOrder) {
   std::string line;
   std::getline(in, line);  // the heading
   while (std::getline(in, line) && line.starts_with("  ")) names.push_back(line.substr(2, line.find(' ', 2) - 2));
-  const std::vector<std::string> want{"shuffle", "deal",  "audit",  "certify", "fair",         "entropy",    "odds",
-                                      "equity",  "riffle", "attack", "shuffle-file", "completion", "random", "bench"};
+  const std::vector<std::string> want{"shuffle", "deal",    "audit",  "certify", "fair",         "log",
+                                      "witness", "entropy", "odds",   "equity",  "riffle",       "shelf",
+                                      "attack",  "shuffle-file", "completion", "random", "bench"};
   EXPECT_EQ(names, want);
 }
 

@@ -1,6 +1,8 @@
 // A table's log checked against its transparency log: include/fairdeck/service/transparency.hpp.
 #include "fairdeck/service/transparency.hpp"
 
+#include "fairdeck/service/log_tree.hpp"
+
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -10,17 +12,17 @@ namespace fairdeck::service {
 
 namespace {
 
-// The contract of docs/transparency.md (the service side writes the same: log_tree.hpp's
-// record_leaf and checkpoint_origin on branch tlog-svc; once both are merged these two can
-// call those).
+// One implementation of the contract of docs/transparency.md: the service's own (log_tree.hpp).
 tlog::hash leaf_of(const record& r) {
-  const auto raw = tlog::hash_from_hex(r.hash);
-  if (!raw) throw std::invalid_argument(fmt::format("record {}: hash is not 64 hex digits", r.seq));
-  return tlog::leaf_hash(*raw);
+  try {
+    return record_leaf(r.hash);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(fmt::format("record {}: hash is not 64 hex digits", r.seq));
+  }
 }
 
 std::string origin_of(const tlog::note_verifier& log_key, std::string_view table) {
-  return fmt::format("{}/{}", log_key.name(), table);
+  return checkpoint_origin(log_key.name(), table);
 }
 
 }  // namespace
