@@ -64,8 +64,13 @@ struct connection {
       throw store_unavailable(msg);
     }
     sqlite3_busy_timeout(db, 5000);
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=FULL");
+    try {  // a throwing constructor runs no destructor: close here (e.g. EMFILE opening the WAL)
+      exec("PRAGMA journal_mode=WAL");
+      exec("PRAGMA synchronous=FULL");
+    } catch (...) {
+      sqlite3_close_v2(db);
+      throw;
+    }
   }
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
