@@ -321,6 +321,7 @@ TEST(WitnessCli, UnreachableSilentOrForgedServiceNeverHangsAndAcceptsNothing) {
   const auto state = f.dir.path / "state";
   const table_sim t = ten_record_table();
   {
+    const auto other = test_signer("fairdeckd.test", 3);  // outlives svc, whose thread signs with it
     fake_service svc;
     svc.serve([](const std::string&) { return std::pair<unsigned, std::string>{0, ""}; });
     const auto start = std::chrono::steady_clock::now();
@@ -330,7 +331,6 @@ TEST(WitnessCli, UnreachableSilentOrForgedServiceNeverHangsAndAcceptsNothing) {
     EXPECT_NE(r.err.find("within 1 s"), std::string::npos) << r.err;
     svc.serve([](const std::string&) { return std::pair<unsigned, std::string>{503, "busy"}; });
     EXPECT_EQ(run_cli(witness_args(svc, state)).exit_code, 4);
-    const auto other = test_signer("fairdeckd.test", 3);
     svc.serve([&](const std::string&) { return std::pair<unsigned, std::string>{200, t.checkpoint(other, 5)}; });
     const auto forged = run_cli(witness_args(svc, state));
     EXPECT_EQ(forged.exit_code, 1);
