@@ -5,7 +5,7 @@ docs/log-format.md and docs/provably-fair.md, so it cross-checks the C++ code.
 
 Usage: e2e_test.py --bin build/release/fairdeckd {happy|errors|restart|kill9|postgres}
 Exit 0 = pass, 1 = fail, 77 = skipped (e.g. no PostgreSQL binaries)."""
-import argparse, contextlib, hashlib, hmac, http.client, json, os, random, shutil, signal, socket, subprocess
+import argparse, atexit, contextlib, hashlib, hmac, http.client, json, os, random, shutil, signal, socket, subprocess
 import sys, tempfile, threading, time
 
 BIN = None
@@ -99,10 +99,22 @@ def init(db, *extra):
     return json.loads(out.stdout)["token"]
 
 
+_servers = []  # every fairdeckd started, so a failing check never leaves one running
+
+
+@atexit.register
+def _kill_servers():
+    for p in _servers:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 class Server:
     def __init__(self, db, *extra):
         self.proc = subprocess.Popen([BIN, "serve", "--db", db, "--listen", "127.0.0.1:0", *extra],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _servers.append(self.proc)
         line = self.proc.stdout.readline()
         check(line.startswith("fairdeckd listening on http://"), f"no address line: {line!r} {self.stderr()}")
         self.host, port = line.strip().rsplit("/", 1)[1].rsplit(":", 1)
