@@ -26,6 +26,17 @@ void line(std::string& out, std::string_view key, std::string_view value) {
   out.append(value).push_back('\n');
 }
 
+// The fields a deal and a hand's deal share, in canonical order (docs/log-format.md).
+void deal_fields(std::string& out, const record& r) {
+  line(out, "nonce", std::to_string(r.nonce));
+  line(out, "commitment", r.commitment);
+  for (const auto& s : r.seat_seeds) line(out, "seat_seed", s);
+  line(out, "client_seed", r.client_seed);
+  line(out, "decks", std::to_string(r.decks));
+  line(out, "jokers", std::to_string(r.jokers));
+  line(out, "cards", r.cards);
+}
+
 // A seat list as one canonical line value: ascending seat numbers separated by single spaces.
 std::string seat_list(const std::vector<unsigned>& seats) {
   std::string out;
@@ -67,13 +78,7 @@ std::string canonical_text(const record& r) {
       line(out, "commitment", r.commitment);
       break;
     case record_type::deal:
-      line(out, "nonce", std::to_string(r.nonce));
-      line(out, "commitment", r.commitment);
-      for (const auto& s : r.seat_seeds) line(out, "seat_seed", s);
-      line(out, "client_seed", r.client_seed);
-      line(out, "decks", std::to_string(r.decks));
-      line(out, "jokers", std::to_string(r.jokers));
-      line(out, "cards", r.cards);
+      deal_fields(out, r);
       break;
     case record_type::rotate:
       line(out, "revealed_seed", r.revealed_seed);
@@ -98,13 +103,7 @@ std::string canonical_text(const record& r) {
       break;
     case record_type::hand_deal:
       line(out, "hand", std::to_string(r.hand));
-      line(out, "nonce", std::to_string(r.nonce));
-      line(out, "commitment", r.commitment);
-      for (const auto& s : r.seat_seeds) line(out, "seat_seed", s);
-      line(out, "client_seed", r.client_seed);
-      line(out, "decks", std::to_string(r.decks));
-      line(out, "jokers", std::to_string(r.jokers));
-      line(out, "cards", r.cards);
+      deal_fields(out, r);
       break;
     case record_type::abort:
       line(out, "hand", std::to_string(r.hand));
