@@ -249,6 +249,26 @@ void BM_EquityExactThreeWayClasses(benchmark::State& state) {
 }
 BENCHMARK(BM_EquityExactThreeWayClasses)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The two exact methods forced on the same range queries (exact_method in equity.hpp): the
+// ratio is what the automatic choice's cost model (equity_exact.cpp) must reproduce. Arg 0:
+// board-major, 1: assignment-major (fixed hands per assignment up to suit symmetry).
+void BM_EquityExactMethods(benchmark::State& state, std::vector<std::string> hands, std::string board) {
+  const auto in = equity_case(hands, board);
+  const auto method = state.range(0) ? fp::exact_method::assignment_major : fp::exact_method::board_major;
+  for (auto _ : state) benchmark::DoNotOptimize(fp::exact_equity(in, 2, {}, method));
+  state.SetLabel(state.range(0) ? "assignment-major" : "board-major");
+}
+BENCHMARK_CAPTURE(BM_EquityExactMethods, AA_KK_QQ, {"AA", "KK", "QQ"}, "")
+    ->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_EquityExactMethods, AA_KK_QQ_JJ, {"AA", "KK", "QQ", "JJ"}, "")
+    ->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_EquityExactMethods, AKs_QQ_JTs_flop, {"AKs", "QQ", "JTs"}, "Qh 9h 2c")
+    ->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_EquityExactMethods, QQplus_AK_turn, {"QQ+", "AK", "JJ"}, "7c 8d 9h 2s")
+    ->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_EquityExactMethods, AKs_vs_QQ_headsup, {"AKs", "QQ"}, "")
+    ->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // A preflop class-vs-class query from the shipped table (microseconds goal).
 void BM_PreflopTableQuery(benchmark::State& state) {
   unsigned a = 0, b = 0;

@@ -89,19 +89,23 @@ equity_input make(std::vector<std::string> hands, std::string_view board = "", s
   return prepared(std::move(in));
 }
 
+// Both enumeration methods (and the automatic choice) give the brute force's integers.
 void expect_same(const equity_input& in, unsigned threads = 2) {
   const auto want = brute_force(in);
-  const auto got = exact_equity(in, threads);
-  ASSERT_TRUE(got.complete);
-  EXPECT_EQ(got.outcomes, want.outcomes);
-  for (std::size_t p = 0; p < in.ranges.size(); ++p) {
-    EXPECT_EQ(got.players[p].wins, want.players[p].wins) << p;
-    EXPECT_EQ(got.players[p].ties, want.players[p].ties) << p;
-    EXPECT_EQ(got.players[p].share, want.players[p].share) << p;
-    const double tw = want.total_weight;
-    EXPECT_NEAR(win_fraction(got, p), want.players[p].weighted_wins / tw, 1e-12) << p;
-    EXPECT_NEAR(tie_fraction(got, p), want.players[p].weighted_ties / tw, 1e-12) << p;
-    EXPECT_NEAR(equity_share(got, p), want.players[p].weighted_share / double{pot_units} / tw, 1e-12) << p;
+  for (const auto method : {exact_method::automatic, exact_method::board_major, exact_method::assignment_major}) {
+    SCOPED_TRACE(static_cast<int>(method));
+    const auto got = exact_equity(in, threads, {}, method);
+    ASSERT_TRUE(got.complete);
+    EXPECT_EQ(got.outcomes, want.outcomes);
+    for (std::size_t p = 0; p < in.ranges.size(); ++p) {
+      EXPECT_EQ(got.players[p].wins, want.players[p].wins) << p;
+      EXPECT_EQ(got.players[p].ties, want.players[p].ties) << p;
+      EXPECT_EQ(got.players[p].share, want.players[p].share) << p;
+      const double tw = want.total_weight;
+      EXPECT_NEAR(win_fraction(got, p), want.players[p].weighted_wins / tw, 1e-12) << p;
+      EXPECT_NEAR(tie_fraction(got, p), want.players[p].weighted_ties / tw, 1e-12) << p;
+      EXPECT_NEAR(equity_share(got, p), want.players[p].weighted_share / double{pot_units} / tw, 1e-12) << p;
+    }
   }
 }
 
@@ -157,6 +161,37 @@ TEST(PokerExactCrossCheck, HeadsUpRangesPreflopWithSymmetry) {
   const auto in = make({"AKs", "QQ"});
   EXPECT_EQ(exact_equity(in, 1).symmetry, 24u);
   expect_same(in);
+}
+#endif
+
+TEST(PokerExactCrossCheck, FewAssignmentsUpToSymmetry) {
+  // Few assignments: each orbit under the input's suit symmetry solved as fixed hands and
+  // weighted by the orbit's size (assignment-major), against the brute force.
+  expect_same(make({"AA", "KK", "QQ"}, "7c 8d 2h 3s"));
+  expect_same(make({"AKs", "QQ", "JTs"}, "Qh 9h 2c"));       // flushes, orbits with stabilisers
+  expect_same(make({"AA,KK", "QQ", "JJ", "T9s"}, "8c 7d 2s"));  // four players
+}
+
+#if !FAIRDECK_POKER_SANITIZED
+TEST(PokerExactCrossCheck, ThreeWayClassesPreflopBothMethodsAgree) {
+  // AA vs KK vs QQ preflop: 216 assignments, 12 orbits under the 24 suit permutations; every
+  // board of both methods (the brute force would take minutes). The automatic choice is the
+  // assignment-major one.
+  const auto in = make({"AA", "KK", "QQ"});
+  const auto a = exact_equity(in, 2, {}, exact_method::assignment_major);
+  const auto b = exact_equity(in, 2, {}, exact_method::board_major);
+  ASSERT_TRUE(a.complete && b.complete);
+  EXPECT_EQ(a.outcomes, 216u * 1370754u);  // C(46, 5) boards per assignment
+  EXPECT_EQ(a.outcomes, b.outcomes);
+  EXPECT_EQ(a.assignments, 216u);
+  EXPECT_EQ(a.symmetry, 24u);
+  for (std::size_t p = 0; p < 3; ++p) {
+    EXPECT_EQ(a.players[p].wins, b.players[p].wins) << p;
+    EXPECT_EQ(a.players[p].ties, b.players[p].ties) << p;
+    EXPECT_EQ(a.players[p].share, b.players[p].share) << p;
+    EXPECT_EQ(a.players[p].share_sq, b.players[p].share_sq) << p;
+  }
+  EXPECT_EQ(exact_equity(in, 1).players[0].share, a.players[0].share);
 }
 #endif
 

@@ -15,6 +15,7 @@
 // per-item tallies are summed in item order, so results never depend on the thread count.
 // Fixed hands (one assignment, no weights) take internal/fixed_hands.hpp's rank-multiset count.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <mutex>
 #include <stdexcept>
@@ -340,22 +341,64 @@ class board_scorer {
 
 }  // namespace
 
-double exact_equity_cost(const equity_input& in) {
-  double assignments = 1, combos = 0;
-  for (const auto& r : in.ranges) assignments *= static_cast<double>(r.size()), combos += static_cast<double>(r.size());
+namespace {
+
+// Cost of one assignment solved as fixed hands, in exact_equity_cost's unit (about one hand
+// evaluation): per player, by the number of missing board cards (bench/poker_bench.cpp,
+// BM_EquityExactAssignmentMajor vs BM_EquityExactBoardMajor).
+double fixed_assignment_cost(unsigned need, std::size_t players) {
+  static constexpr std::array<double, 6> per_player{1, 20, 200, 2'000, 30'000, 230'000};
+  return per_player[std::min(need, 5u)] * static_cast<double>(players) + 2'000;
+}
+
+double board_major_cost(const equity_input& in, double assignments, double combos, double symmetry) {
   std::size_t rem = cards_per_deck - in.board.size() - in.dead.size();
   for (const auto& r : in.ranges) rem -= r.size() == 1 ? 2 : 0;  // fixed hands never reach the board
   const double boards = static_cast<double>(choose(rem, 5 - in.board.size()));
-  const double symmetry = static_cast<double>(input_symmetries(in).size() + 1);
   return boards / symmetry * (combos + assignments);
 }
 
-equity_result exact_equity(const equity_input& in, unsigned threads, const run_control& rc) {
+bool is_unweighted(const equity_input& in) {
+  for (const auto& w : in.weights)
+    for (const std::uint32_t x : w)
+      if (x != weight_unit) return false;
+  return true;
+}
+
+}  // namespace
+
+double exact_equity_cost(const equity_input& in) {
+  double assignments = 1, combos = 0;
+  for (const auto& r : in.ranges) assignments *= static_cast<double>(r.size()), combos += static_cast<double>(r.size());
+  const double symmetry = static_cast<double>(input_symmetries(in).size() + 1);
+  const double board_major = board_major_cost(in, assignments, combos, symmetry);
+  if (!is_unweighted(in)) return board_major;
+  const unsigned need = 5 - static_cast<unsigned>(in.board.size());
+  // Assignments up to symmetry: at least assignments / |G| orbits.
+  return std::min(board_major, assignments / symmetry * fixed_assignment_cost(need, in.ranges.size()));
+}
+
+equity_result exact_equity(const equity_input& in, unsigned threads, const run_control& rc, exact_method method) {
   const plan pl = make_plan(in);
   const std::size_t rem_size = cards_per_deck - in.board.size() - in.dead.size() - 2 * pl.n;
   const std::uint64_t total = pl.assignments * choose(rem_size, pl.need);
-  if (pl.assignments == 1 && !pl.weighted) return internal::fixed_hands_equity(in, pl.deck, total, threads, rc);
-  const internal::completion_orbits orbits(input_symmetries(in));
+  if (pl.assignments == 1 && !pl.weighted) return internal::fixed_hands_equity(in, total, threads, rc);
+  const std::vector<internal::suit_perm> group = input_symmetries(in);
+  if (!pl.weighted && method != exact_method::board_major) {
+    std::vector<internal::fixed_assignment> reps = detail::assignment_orbits(pl, group);
+    double combos = 0;
+    for (const auto& r : in.ranges) combos += static_cast<double>(r.size());
+    const double symmetry = static_cast<double>(group.size() + 1);
+    const bool cheaper = static_cast<double>(reps.size()) * fixed_assignment_cost(pl.need, pl.n) <
+                         board_major_cost(in, static_cast<double>(pl.assignments), combos, symmetry);
+    if (method == exact_method::assignment_major || cheaper) {
+      equity_result out = internal::fixed_assignments_equity(in, reps, total, threads, rc);
+      out.assignments = pl.assignments;
+      out.symmetry = static_cast<unsigned>(group.size() + 1);
+      return out;
+    }
+  }
+  const internal::completion_orbits orbits(group);
   const std::size_t d = pl.deck.size();
   // Items: the first two completion cards (positions i < j), or the first one, or one item.
   std::vector<std::pair<std::uint16_t, std::uint16_t>> firsts;

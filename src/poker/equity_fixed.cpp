@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "fairdeck/poker/enumerate.hpp"
@@ -184,39 +185,61 @@ class fixed_hands {
 
 }  // namespace
 
-equity_result fixed_hands_equity(const equity_input& in, std::span<const card_t> deck, std::uint64_t total, unsigned threads,
-                                 const run_control& rc) {
+equity_result fixed_assignments_equity(const equity_input& in, std::span<const fixed_assignment> assignments,
+                                       std::uint64_t total, unsigned threads, const run_control& rc) {
   const std::size_t n = in.ranges.size();
-  std::vector<hand_accumulator> holes(n);
-  for (std::size_t p = 0; p < n; ++p) holes[p] = hand_accumulator{} + in.ranges[p][0][0] + in.ranges[p][0][1];
-  const fixed_hands work(holes, in.board, deck);
-  constexpr unsigned items = 5;  // rank multisets, then the flush corrections of each suit
-  std::array<fixed_tally, items> parts{};
+  std::uint64_t known = 0;
+  for (card_t c : in.board) known |= card_bit(c);
+  for (card_t c : in.dead) known |= card_bit(c);
+  // Per assignment: its hands and the cards its board completions may use (held here, the
+  // fixed_hands objects keep references).
+  std::vector<std::vector<hand_accumulator>> holes(assignments.size(), std::vector<hand_accumulator>(n));
+  std::vector<std::vector<card_t>> decks(assignments.size());
+  std::vector<fixed_hands> work;
+  work.reserve(assignments.size());
+  for (std::size_t a = 0; a < assignments.size(); ++a) {
+    std::uint64_t used = known;
+    for (std::size_t p = 0; p < n; ++p) {
+      const hole_cards& h = assignments[a].holes[p];
+      holes[a][p] = hand_accumulator{} + h[0] + h[1];
+      used |= card_bits(h);
+    }
+    for (card_t c = 0; c < cards_per_deck; ++c)
+      if (!(used >> c & 1)) decks[a].push_back(c);
+    work.emplace_back(holes[a], in.board, decks[a]);
+  }
+  constexpr unsigned per_assignment = 5;  // rank multisets, then the flush corrections of each suit
+  const std::uint64_t items = assignments.size() * per_assignment;
+  std::vector<fixed_tally> parts(items);
   std::mutex mu;
-  std::uint64_t done = 0;
-  unsigned ran = 0;
+  std::uint64_t done = 0, ran = 0;
   internal::parallel_items(items, internal::resolve_threads(threads), [&](std::uint64_t item, unsigned) {
     if (rc.stopped()) return;
-    work.item(static_cast<unsigned>(item), parts[item]);
+    const std::size_t a = item / per_assignment;
+    work[a].item(static_cast<unsigned>(item % per_assignment), parts[item]);
     std::lock_guard lock(mu);
     ++ran;
-    done += parts[item].outcomes;
+    done += parts[item].outcomes * assignments[a].weight;
     rc.progress(done, total);
   });
   equity_result out;
   out.exact = true;
-  out.assignments = 1;
+  out.assignments = 0;
+  for (const auto& a : assignments) out.assignments += a.weight;
   out.symmetry = 1;
   out.players.assign(n, {});
-  const bool complete = ran == items;
-  for (const auto& t : parts) {
-    out.outcomes += t.outcomes;
+  // Sums in item order, each assignment's tallies times its weight (wrapping arithmetic: the
+  // flush corrections subtract, the totals are true non-negative counts).
+  for (std::uint64_t item = 0; item < items; ++item) {
+    const auto& t = parts[item];
+    const std::uint64_t w = assignments[item / per_assignment].weight;
+    out.outcomes += w * t.outcomes;
     for (std::size_t p = 0; p < n; ++p) {
       auto& o = out.players[p];
-      o.wins += t.wins[p], o.ties += t.ties[p], o.share += t.share[p], o.share_sq += t.share_sq[p];
+      o.wins += w * t.wins[p], o.ties += w * t.ties[p], o.share += w * t.share[p], o.share_sq += w * t.share_sq[p];
     }
   }
-  if (!complete) {  // corrections without their multisets (or the reverse) mean nothing
+  if (ran != items) {  // corrections without their multisets (or the reverse) mean nothing
     out.outcomes = 0;
     out.players.assign(n, {});
   }
@@ -230,5 +253,10 @@ equity_result fixed_hands_equity(const equity_input& in, std::span<const card_t>
   return out;
 }
 
+equity_result fixed_hands_equity(const equity_input& in, std::uint64_t total, unsigned threads, const run_control& rc) {
+  fixed_assignment one{{}, 1};
+  for (const auto& r : in.ranges) one.holes.push_back(r[0]);
+  return fixed_assignments_equity(in, std::span(&one, 1), total, threads, rc);
+}
 
 }  // namespace fairdeck::poker::internal

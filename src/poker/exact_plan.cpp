@@ -2,6 +2,7 @@
 #include "exact_plan.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -56,6 +57,33 @@ std::vector<internal::suit_perm> input_symmetries(const equity_input& in) {
   return out;
 }
 
+std::vector<internal::fixed_assignment> assignment_orbits(const plan& pl, const std::vector<internal::suit_perm>& group) {
+  const std::size_t n = pl.n;
+  const auto size = static_cast<std::uint64_t>(group.size() + 1);
+  std::vector<internal::fixed_assignment> out;
+  std::vector<std::uint64_t> own(n), image(n);
+  for (std::size_t a = 0; a < pl.masks.size(); ++a) {
+    for (std::size_t p = 0; p < n; ++p) own[p] = pl.combos[pl.ids[a * n + p]].mask;
+    std::uint64_t stabiliser = 1;
+    bool smallest = true;
+    for (const auto& g : group) {
+      for (std::size_t p = 0; p < n; ++p) image[p] = internal::permute_mask(own[p], g);
+      if (image < own) {
+        smallest = false;
+        break;
+      }
+      stabiliser += image == own;
+    }
+    if (!smallest) continue;
+    internal::fixed_assignment fa{{}, size / stabiliser};
+    for (std::size_t p = 0; p < n; ++p) {
+      const auto lo = static_cast<card_t>(std::countr_zero(own[p])), hi = static_cast<card_t>(63 - std::countl_zero(own[p]));
+      fa.holes.push_back(hole_cards{lo, hi});
+    }
+    out.push_back(std::move(fa));
+  }
+  return out;
+}
 
 plan make_plan(const equity_input& in) {
   plan pl;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fairdeck/poker/equity.hpp"
+#include "fairdeck/poker/internal/fixed_hands.hpp"
 #include "fairdeck/poker/internal/rank_states.hpp"
 #include "fairdeck/poker/internal/suit_symmetry.hpp"
 
@@ -54,5 +55,13 @@ plan make_plan(const equity_input& in);
 // The suit permutations (without the identity) that leave board, dead cards and every
 // player's weighted range unchanged.
 std::vector<internal::suit_perm> input_symmetries(const equity_input& in);
+
+// One assignment per orbit of the symmetry group `group` (input_symmetries) acting on the
+// plan's assignments, weighted by the orbit's size (|G| / |stabiliser|, the orbit-stabiliser
+// theorem): a suit permutation that maps the input onto itself maps an assignment's outcomes
+// one-to-one onto its image's, so the weighted sum over representatives equals the sum over
+// all assignments. The representative is the assignment whose per-player card masks are
+// lexicographically smallest among its images. Unweighted plans only.
+std::vector<internal::fixed_assignment> assignment_orbits(const plan& pl, const std::vector<internal::suit_perm>& group);
 
 }  // namespace fairdeck::poker::detail

@@ -96,9 +96,17 @@ struct share_interval {
 // orbit's size (src/poker/equity_exact.cpp). Throws std::invalid_argument when no
 // assignment is consistent, or there are more than max_exact_assignments of them (they are
 // held in memory).
+//
+// Two methods give the same integers. Board-major (above) suits many assignments; with few
+// unweighted assignments (e.g. AA vs KK vs QQ: 216, 12 up to suit symmetry) it is cheaper to
+// solve each assignment up to suit symmetry as fixed hands (boards counted by rank multiset,
+// flushes corrected; internal/fixed_hands.hpp) and weight it by its orbit's size.
+// `automatic` picks the cheaper by exact_equity_cost's model; the others force a method
+// (benchmarks, and tests that the two agree). Weighted ranges always go board-major.
+enum class exact_method { automatic, board_major, assignment_major };
 inline constexpr std::uint64_t max_exact_assignments = 10'000'000;
 [[nodiscard]] equity_result exact_equity(const equity_input& prepared_input, unsigned threads = 0,
-                                         const run_control& rc = {});
+                                         const run_control& rc = {}, exact_method method = exact_method::automatic);
 
 // Monte Carlo: trials in chunks of equity_chunk_trials, chunk i on engine stream i, so the
 // result depends only on (input, trials, engine). Hole cards are drawn by rejection
