@@ -156,6 +156,43 @@ TEST(SpeedCli, BenchJsonSchemaOnATinyRun) {
   EXPECT_EQ(ids, (std::vector<std::string>{"shuffle52", "deal7of52", "engines", "huge"}));
 }
 
+// Each round times the baseline and every row back to back: round_ratios are baseline sample /
+// row sample per round, ratio_min/ratio_max their extremes, and a goal is "met" only when every
+// round clears it, "NOT MET" only when none does, otherwise "unclear".
+TEST(SpeedCli, BenchGoalVerdictsUseTheSpreadOverRounds) {
+  const auto r = run_cli("bench --quick --json --repetitions 3 --no-huge");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  bool all_met = true;
+  unsigned goals = 0;
+  for (const auto& s : j["sections"]) {
+    const auto& base = s["rows"][0]["samples_ns"];
+    for (const auto& row : s["rows"]) {
+      const auto& samples = row["samples_ns"];
+      ASSERT_EQ(row["round_ratios"].size(), 3u);
+      double lo = 1e300, hi = 0;
+      for (std::size_t k = 0; k < 3; ++k) {
+        const double want = base[k].get<double>() / samples[k].get<double>();
+        EXPECT_DOUBLE_EQ(row["round_ratios"][k].get<double>(), want);
+        lo = std::min(lo, want), hi = std::max(hi, want);
+      }
+      EXPECT_DOUBLE_EQ(row["ratio_min"].get<double>(), lo);
+      EXPECT_DOUBLE_EQ(row["ratio_max"].get<double>(), hi);
+      EXPECT_LE(lo, row["ratio"].get<double>() * (1 + 1e-12));
+      EXPECT_GE(hi, row["ratio"].get<double>() * (1 - 1e-12));
+      if (!row.contains("goal")) continue;
+      ++goals;
+      const double goal = row["goal"].get<double>();
+      const std::string want = lo >= goal ? "met" : hi < goal ? "NOT MET" : "unclear";
+      EXPECT_EQ(row["goal_verdict"], want);
+      EXPECT_EQ(row["meets_goal"].get<bool>(), want == "met");
+      all_met = all_met && want == "met";
+    }
+  }
+  EXPECT_GT(goals, 0u);
+  EXPECT_EQ(j["all_goals_met"].get<bool>(), all_met);
+}
+
 TEST(SpeedCli, BenchRejectsBadOptions) {
   for (const std::string args : {"bench --repetitions 0", "bench --huge-size 1", "bench --no-huge --huge-size 1000",
                                  "bench --threads 257", "bench --huge-type int8", "bench --frobnicate"}) {
