@@ -289,11 +289,14 @@ verify() {
   local failed=0 t args
   for t in $tables; do
     args=(log verify --key "$vkey" --log "$out/$t.log.json" --checkpoint "$out/$t.checkpoint.note")
-    # The checkpoint the last verify accepted: the copy must still hold the history it signed.
+    # The checkpoint the last verify accepted, and the copy's last one before a resync: the
+    # copy must still hold the history they signed.
     [[ -s $dir/accepted/$t.note ]] && args+=(--checkpoint "$dir/accepted/$t.note")
+    [[ -s $dir/accepted/$t.before-resync.note ]] && args+=(--checkpoint "$dir/accepted/$t.before-resync.note")
     echo "== table $t"
     if "$cli" "${args[@]}"; then
       cp "$out/$t.checkpoint.note" "$dir/accepted/$t.note"
+      rm -f "$dir/accepted/$t.before-resync.note"  # checked: the new accepted checkpoint extends it
     else
       failed=1
     fi

@@ -337,7 +337,10 @@ def failover(tmp):
         check(out.returncode == 0, f"resync: {out.stderr[-3000:]}")
         catch_up(copy, srv, tables)
         text = verified(copy, key, "after the resync")
-        check("accepted" in text or text.count("root matches the log") >= 2, f"checked against the kept checkpoint: {text}")
+        # The checkpoint accepted before the failover, and the copy's last one, hold on the new copy.
+        for kept in ("east.note", "east.before-resync.note"):
+            check(f"accepted/{kept}: signed, size {before}, root matches the log" in text,
+                  f"the new copy must verify against {kept} (size {before}): {text}")
         load = Load([srv], tables, token)
         time.sleep(1.5)
         load.finish()
