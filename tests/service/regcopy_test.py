@@ -348,6 +348,15 @@ def failover(tmp):
         catch_up(copy, srv, tables)
         verified(copy, key, "after more deals on the new primary")
         check(exported_log(copy, "east")["records"] == log_of(srv, "east"), "the copy follows the new primary")
+        # The old primary rejoins as a standby (pg_rewind or a clone) without the lost slot: a
+        # slot left there would keep WAL forever. The new primary has the copy's new slot only.
+        cluster.up()
+        st = cluster.status()
+        check(st["standbys"] and st["standbys"][0]["name"] == primary["name"], f"the old primary rejoined: {st}")
+        check(node_sql(primary["port"], "SELECT count(*) FROM pg_replication_slots WHERE slot_type = 'logical'") == "0",
+              "a logical slot survived on the old primary")
+        check(node_sql(st["primary"]["port"], "SELECT string_agg(slot_name, ',') FROM pg_replication_slots "
+                       "WHERE slot_type = 'logical'") == "fairdeck_regulator", "the new primary's logical slots")
         print(f"failover: ok (copy of {before} records before the failover; after resync it follows the new primary "
               f"and verifies, {copy.tree_size('east')} records; {time.monotonic() - started:.0f} s)")
     finally:
