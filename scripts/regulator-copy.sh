@@ -3,7 +3,8 @@
 # instance of the regulator's own that subscribes (logical replication) to the log tables of
 # fairdeckd's primary, is read-only for the regulator, and is checked with `fairdeck log verify`.
 #   scripts/regulator-copy.sh up --publisher URI [--dir DIR] [--port PORT]
-#   scripts/regulator-copy.sh status [--json] | verify --key VKEY [--cli PATH] | resync | down [--keep]
+#   scripts/regulator-copy.sh status [--json] | verify --key VKEY [--cli PATH] | resync | drop-stale-slots
+#   scripts/regulator-copy.sh down [--keep]
 # up      creates the publications on the publisher (as the URI's user: the tables' owner or a
 #         superuser), creates or restarts the copy (initdb in DIR, 127.0.0.1:PORT), copies the
 #         log tables' definitions (pg_dump --schema-only), the read-only role `regulator`, and the
@@ -16,13 +17,15 @@
 # resync  after a failover of the publisher (PostgreSQL 15 does not fail replication slots
 #         over): keeps the copy's checkpoints, drops the subscription, empties the copy,
 #         subscribes again with a full copy (copy_data) and verifies it against them.
+# drop-stale-slots  drops the copy's slot left on a node that is now a standby (an old primary
+#         that rejoined after a failover keeps it, and it would keep WAL there); status lists them.
 # down    drops the subscription (and its slot on the publisher), stops the copy and deletes DIR.
 # DIR defaults to $FAIRDECK_REGCOPY_DIR or ${TMPDIR:-/tmp}/fairdeck-regcopy, PORT to
 # $FAIRDECK_REGCOPY_PORT or 55440; waits are bounded by $FAIRDECK_REGCOPY_TIMEOUT (120 s). Run as
 # root, the copy's server runs as the user `postgres` (PostgreSQL refuses root).
 set -euo pipefail
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "regulator-copy: $*" >&2; exit 1; }
 usage_error() { echo "regulator-copy: $*" >&2; exit 2; }
 
@@ -46,7 +49,7 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
-case $cmd in up|down|status|verify|resync) ;; -h|--help) usage; exit 0 ;; *) usage_error "unknown command '$cmd'" ;; esac
+case $cmd in up|down|status|verify|resync|drop-stale-slots) ;; -h|--help) usage; exit 0 ;; *) usage_error "unknown command '$cmd'" ;; esac
 timeout_s=${FAIRDECK_REGCOPY_TIMEOUT:-120}
 deadline=$((SECONDS + timeout_s))
 
@@ -180,6 +183,42 @@ subscribe() {
 }
 redacted() { sed -E 's#(://[^:/@]*:)[^@]*@#\1***@#' <<<"$1"; }  # never print a password of the URI
 
+# ---------------------------------------------------------------- slots on every node
+# Each host of a multi-host publisher URI as a URI of its own (target_session_attrs dropped): a
+# slot of the copy on a node that is now a standby is stale. A single-host URI is itself.
+node_uris() {
+  local scheme=${publisher%%://*} rest=${publisher#*://} hosts path userinfo="" h
+  hosts=${rest%%/*}
+  path=${rest#"$hosts"}
+  if [[ $hosts == *@* ]]; then userinfo=${hosts%@*}@; hosts=${hosts##*@}; fi
+  path=$(sed -E 's/([?&])target_session_attrs=[^&]*&?/\1/; s/[?&]$//' <<<"$path")
+  if [[ -z $hosts ]]; then echo "$publisher"; return; fi
+  local IFS=,
+  for h in $hosts; do echo "$scheme://$userinfo$h$path"; done
+}
+stale_slots() {  # "host:port" of each standby that holds a slot named like the subscription
+  [[ -n $publisher ]] || return 0
+  local u
+  while read -r u; do
+    [[ $(as_db "$pgbin/psql" -X -qAt "$u" -c "SELECT pg_is_in_recovery() AND EXISTS (SELECT 1 FROM pg_replication_slots
+      WHERE slot_name = '$sub')" 2>/dev/null) == t ]] && sed -E 's#^[a-z]+://([^@/]*@)?([^/?]*).*#\2#' <<<"$u"
+  done < <(node_uris)
+  return 0
+}
+drop_stale_slots() {
+  need_publisher
+  local u n=0
+  while read -r u; do
+    if [[ $(as_db "$pgbin/psql" -X -qAt "$u" -c "SELECT pg_is_in_recovery()" 2>/dev/null) == t ]] &&
+       [[ $(as_db "$pgbin/psql" -X -qAt "$u" -c "SELECT count(*) FROM (SELECT pg_drop_replication_slot(slot_name)
+           FROM pg_replication_slots WHERE slot_name = '$sub' AND NOT active) AS dropped" 2>/dev/null) == 1 ]]; then
+      n=$((n + 1))
+      echo "regulator-copy: dropped the stale slot $sub on $(redacted "$u")" >&2
+    fi
+  done < <(node_uris)
+  echo "regulator-copy: $n stale slot(s) dropped" >&2
+}
+
 # ---------------------------------------------------------------- status
 # Is the copy following? The subscription is enabled, its apply worker runs, and its four
 # tables have finished their initial copy (pg_subscription_rel state 'r').
@@ -223,7 +262,16 @@ status() {
           (SELECT count(*) FROM fairdeck_records r WHERE r.table_id = h.table_id), h.size) FROM fairdeck_tree_heads h ORDER BY 1)
       UNION ALL SELECT 'following: ' || coalesce($following_sql, false)") || die "the copy does not answer"
   fi
-  echo "$out"
+  local stale
+  stale=$(stale_slots)
+  if ((json)); then
+    local list=""
+    for h in $stale; do list+="${list:+, }\"$h\""; done
+    echo "${out%\}}, \"stale_slots\": [$list]}"
+  else
+    echo "$out"
+    for h in $stale; do echo "stale slot: $sub on $h, a standby now (left by a failover; it keeps WAL there): drop-stale-slots"; done
+  fi
   [[ $out == *'"following" : true'* || $out == *'following: true' ]]
 }
 
@@ -367,5 +415,6 @@ case $cmd in
   status) status ;;
   verify) verify ;;
   resync) resync ;;
+  drop-stale-slots) drop_stale_slots ;;
   down) down ;;
 esac

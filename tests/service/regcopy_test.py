@@ -92,7 +92,13 @@ class Copy:
 
 
 def checkpoint_size(srv, table):
-    status, note = call(srv.conn(), "GET", f"/v1/tables/{table}/checkpoint")
+    """The table's latest signed checkpoint (a read after a failover may answer 503 once while
+    fairdeckd reconnects: retried, as Retry-After asks)."""
+    for _ in range(20):
+        status, note = call(srv.conn(), "GET", f"/v1/tables/{table}/checkpoint")
+        if status != 503:
+            break
+        time.sleep(0.5)
     check(status == 200, f"checkpoint of {table}: {status} {note}")
     return int(note.split("\n")[1]), note
 
@@ -215,9 +221,30 @@ def tamper_tests(copy, key, table):
     return text
 
 
-def wal_level_logical(psql, restart):
-    psql("ALTER SYSTEM SET wal_level = logical")
-    restart()
+def primary_rewrites(copy, key, srv, token, psql):
+    """The operator rewrites a record on the primary. Records travel as inserts only: an UPDATE
+    does not reach the copy (which keeps the original and still verifies), and a DELETE followed
+    by a re-insert at the same seq stops the subscription on a duplicate key."""
+    seq = int(psql("SELECT max(seq) FROM fairdeck_records WHERE table_id = 'west' AND nonce IS NOT NULL"))
+    body = psql(f"SELECT body FROM fairdeck_records WHERE table_id = 'west' AND seq = {seq}")
+    cards = next(line[6:] for line in body.split("\n") if line.startswith("cards="))
+    other = " ".join(reversed(cards.split()))
+    on_copy = lambda: copy.sql(f"SELECT body FROM fairdeck_records WHERE table_id = 'west' AND seq = {seq}").stdout.strip()
+    psql(f"UPDATE fairdeck_records SET body = replace(body, '{cards}', '{other}') WHERE table_id = 'west' AND seq = {seq}")
+    check(call(srv.conn(), "POST", "/v1/tables/east/deals", {}, token)[0] == 200, "a deal after the rewrite")
+    catch_up(copy, srv, ["east"])
+    check(on_copy() == body, "an UPDATE on the primary reached the copy's record")
+    verified(copy, key, "after an UPDATE of a record on the primary")
+    psql(f"BEGIN; CREATE TEMP TABLE old AS SELECT * FROM fairdeck_records WHERE table_id = 'west' AND seq = {seq}; "
+         f"DELETE FROM fairdeck_records WHERE table_id = 'west' AND seq = {seq}; "
+         f"INSERT INTO fairdeck_records SELECT table_id, seq, nonce, body, hash FROM old; COMMIT")
+    deadline = time.monotonic() + 30
+    while not (copy.status()["subscription"]["apply_errors"] or 0):
+        check(time.monotonic() < deadline, f"a re-inserted record did not stop the subscription: {copy.status()}")
+        time.sleep(0.3)
+    with open(os.path.join(copy.dir, "copy.log"), errors="replace") as f:
+        check('duplicate key value violates unique constraint "fairdeck_records_pkey"' in f.read(), "the copy's log names it")
+    check(on_copy() == body, "the copy keeps the record first written")
 
 
 def single(tmp):
@@ -276,6 +303,8 @@ def single(tmp):
             out = verified(copy, key, "after more deals")
             sizes = {t: copy.tree_size(t) for t in tables}
             check(all(exported_log(copy, t)["records"] == log_of(srv, t) for t in tables), "the copy follows the log")
+            check(copy.up() == reader_uri and copy.status()["following"], "up again: idempotent")
+            primary_rewrites(copy, key, srv, token, psql)
             check(srv.stop() == 0, "clean stop of fairdeckd")
             print(f"single: ok ({first} + {second} deals; the copy caught up in {lag:.2f} s and {lag2:.2f} s after "
                   f"the load stopped; verified {sizes}; both tamperings caught; {time.monotonic() - started:.0f} s)")
@@ -348,17 +377,27 @@ def failover(tmp):
         catch_up(copy, srv, tables)
         verified(copy, key, "after more deals on the new primary")
         check(exported_log(copy, "east")["records"] == log_of(srv, "east"), "the copy follows the new primary")
-        # The old primary rejoins as a standby (pg_rewind or a clone) without the lost slot: a
-        # slot left there would keep WAL forever. The new primary has the copy's new slot only.
+        # The old primary rejoins as a standby (pg_rewind) and keeps the slot it had: a stale
+        # slot that would keep WAL there. status names it; drop-stale-slots drops it. The new
+        # primary has the copy's new slot only.
         cluster.up()
         st = cluster.status()
         check(st["standbys"] and st["standbys"][0]["name"] == primary["name"], f"the old primary rejoined: {st}")
+        # (pg_rewind keeps the old primary's pg_replslot; a fresh clone would not have it.)
+        left = node_sql(primary["port"], "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'fairdeck_regulator'")
+        stale = copy.status()["stale_slots"]
+        check(stale == ([f"127.0.0.1:{primary['port']}"] if left == "1" else []),
+              f"status must name the stale slot on the old primary ({left} there): {stale}")
+        out = copy.run("drop-stale-slots", timeout=60)
+        check(out.returncode == 0 and f"{left} stale slot(s) dropped" in out.stderr, f"drop-stale-slots: {out.stderr}")
         check(node_sql(primary["port"], "SELECT count(*) FROM pg_replication_slots WHERE slot_type = 'logical'") == "0",
               "a logical slot survived on the old primary")
+        check(copy.status()["stale_slots"] == [], "no stale slot left")
         check(node_sql(st["primary"]["port"], "SELECT string_agg(slot_name, ',') FROM pg_replication_slots "
                        "WHERE slot_type = 'logical'") == "fairdeck_regulator", "the new primary's logical slots")
         print(f"failover: ok (copy of {before} records before the failover; after resync it follows the new primary "
-              f"and verifies, {copy.tree_size('east')} records; {time.monotonic() - started:.0f} s)")
+              f"and verifies, {copy.tree_size('east')} records; the old primary rejoined with {left} stale slot(s), "
+              f"dropped; {time.monotonic() - started:.0f} s)")
     finally:
         if load:
             load.stop.set()
