@@ -9,16 +9,20 @@ replication) and checks it with `fairdeck log verify`.
             read; a record altered on the copy by its superuser fails verification (its hash),
             and so does a consistent rewrite (the deal's cards changed, its hash and every later
             hash and link recomputed: the chain passes, the signed checkpoint's Merkle root does
-            not); restored, deals continue and the copy follows and verifies again.
+            not); restored, deals continue and the copy follows and verifies again; `up` again
+            changes nothing; a record rewritten on the primary (UPDATE) does not reach the copy,
+            which still verifies, and one deleted and re-inserted there stops the subscription.
   failover  scripts/ha-cluster.sh (primary + synchronous standby, wal_level = logical on both):
             the copy follows the primary; the primary is killed and the standby promoted; the
             subscription cannot resume (PostgreSQL 15 does not fail logical slots over: the new
             primary has no slot), `resync` copies again and the copy verifies against the
-            checkpoint accepted before the failover; deals continue and the copy follows.
+            checkpoints kept from before the failover; deals continue and the copy follows; the
+            old primary rejoins (ha-cluster.sh up) and the slot it kept (pg_rewind) is named by
+            `status` and dropped by `drop-stale-slots`.
 
 Usage: regcopy_test.py --bin build/release/fairdeckd --cli build/release/fairdeck {single|failover}
 Exit 0 = pass, 1 = fail, 77 = skipped (PostgreSQL 15, or pg_auto_failover for `failover`, not installed)."""
-import argparse, json, os, random, shutil, socket, subprocess, sys, tempfile, threading, time
+import argparse, json, os, random, shutil, socket, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
@@ -307,7 +311,8 @@ def single(tmp):
             primary_rewrites(copy, key, srv, token, psql)
             check(srv.stop() == 0, "clean stop of fairdeckd")
             print(f"single: ok ({first} + {second} deals; the copy caught up in {lag:.2f} s and {lag2:.2f} s after "
-                  f"the load stopped; verified {sizes}; both tamperings caught; {time.monotonic() - started:.0f} s)")
+                  f"the load stopped; verified {sizes}; both tamperings of the copy caught; an UPDATE of a record on the primary "
+                  f"did not reach the copy, a re-insert stopped it; {time.monotonic() - started:.0f} s)")
         finally:
             if load:
                 load.stop.set()
