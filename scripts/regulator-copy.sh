@@ -397,7 +397,7 @@ drop_subscription() {
 
 # ---------------------------------------------------------------- down
 down() {
-  [[ -f $dir/port ]] || { echo "regulator-copy: nothing in $dir" >&2; return 0; }
+  [[ -f $dir/port ]] || { rmdir "$dir" 2>/dev/null || true; echo "regulator-copy: nothing in $dir" >&2; return 0; }
   if [[ -n $(postmaster_pid) ]]; then
     drop_subscription || echo "regulator-copy: could not drop the subscription cleanly" >&2
     as_db "$pgbin/pg_ctl" -D "$data" -m fast -w -t 30 stop >/dev/null 2>&1 ||
