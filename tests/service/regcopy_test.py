@@ -225,6 +225,25 @@ def tamper_tests(copy, key, table):
     return text
 
 
+def hand_flow(srv, token, table="hands"):
+    """Every record type of hands with seat commitments on one table (docs/log-format.md): hand 1
+    committed, revealed and dealt; hand 2 aborted with seat 3's reveal withheld (an empty and a
+    one-seat list), so the copy's export is checked on hand_open, commit, reveal, hand_deal, abort."""
+    import hashlib
+    c, sha = srv.conn(), lambda x: hashlib.sha256(x.encode()).hexdigest()
+    check(call(c, "POST", "/v1/tables", {"seats": 3, "table": table}, token)[0] == 201, "open the hands table")
+    for h, reveal in ((1, (1, 2, 3)), (2, (1, 2))):
+        check(call(c, "POST", f"/v1/tables/{table}/hands", None, token)[0] == 201, f"hand {h}")
+        for s in (1, 2, 3):
+            st = call(c, "PUT", f"/v1/tables/{table}/hands/{h}/seats/{s}/commit", {"commitment": sha(f"s{h}{s}")}, token)[0]
+            check(st == 200, f"hand {h} commit {s}: {st}")
+        for s in reveal:
+            st = call(c, "PUT", f"/v1/tables/{table}/hands/{h}/seats/{s}/reveal", {"client_seed": f"s{h}{s}"}, token)[0]
+            check(st == 200, f"hand {h} reveal {s}: {st}")
+        st, j = call(c, "POST", f"/v1/tables/{table}/hands/{h}/" + ("deal" if h == 1 else "abort"), {}, token)
+        check(st == 200, f"hand {h} end: {st} {j}")
+
+
 def primary_rewrites(copy, key, srv, token, psql):
     """The operator rewrites a record on the primary. Records travel as inserts only: an UPDATE
     does not reach the copy (which keeps the original and still verifies), and a DELETE followed
@@ -280,12 +299,13 @@ def single(tmp):
             first = load.finish()
             load = None
             check(call(srv.conn(), "POST", "/v1/tables/east/rotate", None, token)[0] == 200, "rotate east")
-            lag = catch_up(copy, srv, tables)
+            hand_flow(srv, token)
+            lag = catch_up(copy, srv, tables + ["hands"])
             st = copy.status()
             check(st["following"] and st["subscription"]["apply_errors"] == 0, f"status: {st}")
             out = verified(copy, key, "after the first deals")
-            check(out.count("root matches the log") == 2, f"both checkpoints checked: {out}")
-            for t in tables:  # the export is the service's own log and checkpoint
+            check(out.count("root matches the log") == 3, f"every table's checkpoint checked: {out}")
+            for t in tables + ["hands"]:  # the export is the service's own log and checkpoint
                 check(exported_log(copy, t) == {"table": t, "records": log_of(srv, t)}, f"{t}: export differs from GET /log")
                 with open(os.path.join(copy.dir, "verify", f"{t}.checkpoint.note")) as f:
                     check(f.read() == checkpoint_size(srv, t)[1], f"{t}: checkpoint differs")
