@@ -120,6 +120,12 @@ up() {
   wal=$(pub_sql -c "SHOW wal_level") || die "cannot reach the publisher $(redacted "$publisher")"
   [[ $wal == logical ]] || die "the publisher runs wal_level = $wal; logical replication needs wal_level = logical \
 (ALTER SYSTEM SET wal_level = logical, then restart it; on an ha-cluster.sh cluster every node needs it)"
+  local u w
+  while read -r u; do  # the standbys of a multi-host URI: after a failover one of them publishes
+    w=$(as_db "$pgbin/psql" -X -qAt "$u" -c "SHOW wal_level" 2>/dev/null || true)
+    [[ -z $w || $w == logical ]] ||
+      echo "regulator-copy: warning: $(redacted "$u") runs wal_level = $w: promoted, it could not feed the copy" >&2
+  done < <(node_uris)
   [[ $(pub_sql -c "SELECT pg_is_in_recovery()") == f ]] || die "the publisher is a standby; give the primary (or a multi-host URI with target_session_attrs=read-write)"
   pub_sql -c "SELECT 1 FROM fairdeck_records LIMIT 0" >/dev/null 2>&1 || die "the publisher has no fairdeckd store (run fairdeckd init first)"
   pub_sql >/dev/null <<EOF || die "cannot create the publications on the publisher (as the tables' owner or a superuser)"
