@@ -29,8 +29,8 @@ std::vector<card_t> new_deck(std::size_t n) {
 
 // Watches `fair` uniform decks, then `machine` decks from one pass of `shelves` shelves (fed
 // from the bottom when mirrored). Returns the deck of the first alarm.
-std::optional<std::uint64_t> first_alarm(std::uint64_t seed, int fair, int machine, double alpha, std::uint64_t shelves = 10,
-                                         bool mirror = false) {
+std::optional<std::uint64_t> first_alarm(std::uint64_t seed, int fair, int machine, double alpha,
+                                         std::uint64_t shelves = 10, bool mirror = false) {
   const auto cards = new_deck(52);
   stats::machine_monitor m(cards, deck_spec{}, 1, alpha);
   xoshiro256pp engine(seed);

@@ -48,20 +48,22 @@ void check_null_by_enumeration(std::size_t faces, unsigned copies, std::vector<c
     compensator += play.null_mean;
     ++count;
   } while (std::next_permutation(shoe.begin(), shoe.end()));
-  for (std::size_t i = 0; i < guess_odds_grid.size(); ++i) EXPECT_NEAR(mean_lr[i] / count, 1.0, 1e-12) << guess_odds_grid[i];
+  for (std::size_t i = 0; i < guess_odds_grid.size(); ++i)
+    EXPECT_NEAR(mean_lr[i] / count, 1.0, 1e-12) << guess_odds_grid[i];
   EXPECT_NEAR(mean_e / count, 1.0, 1e-12);
   EXPECT_NEAR(hits / count, compensator / count, 1e-12);
   std::sort(p_values.begin(), p_values.end());
   for (std::size_t k = 0; k < p_values.size(); ++k)  // P(p <= p_(k)) = (k+1)/count at most... <= p_(k)
-    EXPECT_LE(static_cast<double>(std::upper_bound(p_values.begin(), p_values.end(), p_values[k]) - p_values.begin()) / count,
+    EXPECT_LE(static_cast<double>(std::upper_bound(p_values.begin(), p_values.end(), p_values[k]) - p_values.begin()) /
+                  count,
               p_values[k] + 1e-12);
 }
 
 TEST(ShoeGuessing, NullLawByEnumeration) {
-  check_null_by_enumeration(3, 2, {}, 0);            // 90 arrangements
-  check_null_by_enumeration(3, 2, {}, -2);           // the guesser oriented the other way
-  check_null_by_enumeration(4, 2, {}, 1);            // 2,520
-  check_null_by_enumeration(2, 3, {}, 0);            // 20
+  check_null_by_enumeration(3, 2, {}, 0);                           // 90 arrangements
+  check_null_by_enumeration(3, 2, {}, -2);                          // the guesser oriented the other way
+  check_null_by_enumeration(4, 2, {}, 1);                           // 2,520
+  check_null_by_enumeration(2, 3, {}, 0);                           // 20
   check_null_by_enumeration(3, 3, {2, 0, 1, 1, 0, 2, 2, 1, 0}, 3);  // 1,680, a shuffled before order
 }
 
@@ -179,7 +181,8 @@ TEST(ShoeReader, AcceptsShoesAndNamesBadLines) {
   ASSERT_TRUE(text.parse_line(names, order));
   EXPECT_EQ(order[52], 0U);
   EXPECT_NE(error_of(text, "Ah Ah Ah").find("line 2"), std::string::npos);
-  EXPECT_THROW(stats::deck_reader(stats::deck_format::text, deck_spec{2, 1}, std::nullopt, true), std::invalid_argument);
+  EXPECT_THROW(stats::deck_reader(stats::deck_format::text, deck_spec{2, 1}, std::nullopt, true),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -62,8 +62,9 @@ int run_monitor(const monitor_options& o) {
   if (!o.before.empty()) before_file = open_input(o.before, "--before file");
   std::istream& in = o.input == "-" ? std::cin : file;
   if (o.input == "-" && ::isatty(STDIN_FILENO) == 1)
-    fmt::print(stderr, "fairdeck: watching decks typed on the terminal, one per line; end with Ctrl-D (or pipe them in: "
-                       "table-camera | fairdeck monitor --input -)\n");
+    fmt::print(stderr,
+               "fairdeck: watching decks typed on the terminal, one per line; end with Ctrl-D (or pipe them in: "
+               "table-camera | fairdeck monitor --input -)\n");
   std::uintmax_t size = 0;
   if (o.input != "-") {
     std::error_code ec;
@@ -93,7 +94,8 @@ int run_monitor(const monitor_options& o) {
       if (before_reader) {
         bool got = false;
         try {
-          while (!got && before_reader->read_line(before_file, before_line)) got = before_reader->parse_line(before_line, before);
+          while (!got && before_reader->read_line(before_file, before_line))
+            got = before_reader->parse_line(before_line, before);
         } catch (const stats::deck_input_error& e) {
           throw std::runtime_error(fmt::format("--before file, {}", e.what()));
         }
@@ -107,19 +109,17 @@ int run_monitor(const monitor_options& o) {
       if (!alarm) continue;
       bar.reset();
       if (o.json) {
-        nlohmann::json j{{"alarm", true},
-                         {"deck", alarm->deck},
-                         {"line", reader.line_number()},
-                         {"test", alarm->test},
-                         {"evidence", alarm->evidence},
-                         {"threshold", 1 / o.alpha},
+        nlohmann::json j{{"alarm", true},       {"deck", alarm->deck},         {"line", reader.line_number()},
+                         {"test", alarm->test}, {"evidence", alarm->evidence}, {"threshold", 1 / o.alpha},
                          {"alpha", o.alpha}};
-        for (std::size_t t = 0; t < alarm->tests.size(); ++t) j["tests"][stats::machine_monitor::test_names[t]] = alarm->tests[t];
+        for (std::size_t t = 0; t < alarm->tests.size(); ++t)
+          j["tests"][stats::machine_monitor::test_names[t]] = alarm->tests[t];
         print_line(j.dump());
       } else {
-        print_line(fmt::format("ALARM at deck {} (line {}): {} evidence {:.4g} >= {:g} (false-alarm probability over the "
-                               "whole stream <= {:g})",
-                               alarm->deck, reader.line_number(), alarm->test, alarm->evidence, 1 / o.alpha, o.alpha));
+        print_line(
+            fmt::format("ALARM at deck {} (line {}): {} evidence {:.4g} >= {:g} (false-alarm probability over the "
+                        "whole stream <= {:g})",
+                        alarm->deck, reader.line_number(), alarm->test, alarm->evidence, 1 / o.alpha, o.alpha));
       }
       return 3;
     }
@@ -131,8 +131,12 @@ int run_monitor(const monitor_options& o) {
   const std::uint64_t decks = monitor ? monitor->decks() : 0;
   const double evidence = monitor ? monitor->evidence() : 1.0;
   if (o.json) {
-    print_line(nlohmann::json{{"alarm", false}, {"decks", decks}, {"evidence", evidence}, {"threshold", 1 / o.alpha},
-                              {"alpha", o.alpha}, {"interrupted", control.stopped()}}
+    print_line(nlohmann::json{{"alarm", false},
+                              {"decks", decks},
+                              {"evidence", evidence},
+                              {"threshold", 1 / o.alpha},
+                              {"alpha", o.alpha},
+                              {"interrupted", control.stopped()}}
                    .dump());
   } else {
     print_line(fmt::format("no alarm after {} decks{}: evidence {:.4g} < {:g}", decks,
@@ -143,9 +147,11 @@ int run_monitor(const monitor_options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<monitor_options>();
-  auto* cmd = app.add_subcommand("monitor", "Watch a live table's decks for a shuffling machine, anytime-valid (docs/machines.md)");
+  auto* cmd = app.add_subcommand("monitor",
+                                 "Watch a live table's decks for a shuffling machine, anytime-valid (docs/machines.md)");
   add_deck_options(*cmd, o->deck);
-  cmd->add_option("--input", o->input, "Decks (or shoes with --decks) from FILE ('-': stdin, e.g. a pipe), one per line")
+  cmd->add_option("--input", o->input,
+                  "Decks (or shoes with --decks) from FILE ('-': stdin, e.g. a pipe), one per line")
       ->required();
   cmd->add_option("--alpha", o->alpha, "Probability of any false alarm over the whole stream")->capture_default_str();
   cmd->add_option("--before", o->before, "The order each deck went in, one per line (default: new-deck order)");

@@ -32,8 +32,14 @@ guess_play deck_guess_play(std::size_t n, std::size_t hits) noexcept {
 }
 
 shoe_guesser::shoe_guesser(std::size_t faces, unsigned copies)
-    : faces_(faces), n_(faces * copies), copies_(copies), unseen_((faces * copies + 63) / 64), positions_(faces * copies),
-      fill_(faces), remaining_(faces), face_at_(faces * copies) {
+    : faces_(faces),
+      n_(faces * copies),
+      copies_(copies),
+      unseen_((faces * copies + 63) / 64),
+      positions_(faces * copies),
+      fill_(faces),
+      remaining_(faces),
+      face_at_(faces * copies) {
   if (faces < 1 || copies < 1) throw std::invalid_argument("shoe guesser: the shoe needs at least 1 card");
 }
 
@@ -66,7 +72,8 @@ guess_play shoe_guesser::play(std::span<const card_t> order, std::span<const car
   std::fill(fill_.begin(), fill_.end(), 0U);
   for (std::size_t i = 0; i < n_; ++i) {
     const card_t f = before.empty() ? static_cast<card_t>(i % faces_) : before[i];
-    if (f >= faces_ || fill_[f] >= copies_) throw std::invalid_argument("shoe guesser: the before order is not the shoe");
+    if (f >= faces_ || fill_[f] >= copies_)
+      throw std::invalid_argument("shoe guesser: the before order is not the shoe");
     face_at_[i] = f;
     positions_[f * copies_ + fill_[f]++] = static_cast<std::uint32_t>(i);
   }
@@ -82,7 +89,8 @@ guess_play shoe_guesser::play(std::span<const card_t> order, std::span<const car
   bool down = high;
   std::size_t left = n_;
   for (const card_t f : order) {
-    if (f >= faces_ || remaining_[f] == 0) throw std::invalid_argument("shoe guesser: the shoe does not hold these cards");
+    if (f >= faces_ || remaining_[f] == 0)
+      throw std::invalid_argument("shoe guesser: the shoe does not hold these cards");
     const card_t guessed = face_at_[guess];
     const double p = static_cast<double>(remaining_[guessed]) / static_cast<double>(left);
     const bool hit = guessed == f;

@@ -31,7 +31,8 @@ double machine_monitor::process::log_value(std::uint64_t n) const noexcept {
 void machine_monitor::tilted::init(const std::vector<double>& law) {
   double mean = 0, m2 = 0;
   for (std::size_t k = 0; k < law.size(); ++k) mean += static_cast<double>(k) * law[k];
-  for (std::size_t k = 0; k < law.size(); ++k) m2 += (static_cast<double>(k) - mean) * (static_cast<double>(k) - mean) * law[k];
+  for (std::size_t k = 0; k < law.size(); ++k)
+    m2 += (static_cast<double>(k) - mean) * (static_cast<double>(k) - mean) * law[k];
   const double sd = std::sqrt(std::max(m2, 1e-300));
   law_mean_sd = {mean, sd};
   log_norm.clear();

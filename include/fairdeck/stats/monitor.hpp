@@ -43,9 +43,9 @@ namespace fairdeck::stats {
 inline constexpr std::array<double, 6> monitor_tilts{-2.0, -1.0, -0.5, 0.5, 1.0, 2.0};
 
 struct monitor_alarm {
-  std::uint64_t deck = 0;      // 1-based index of the deck at which the alarm fired
-  std::string test;            // the test with the most evidence then
-  double evidence = 0;         // the combined e-value E (>= 1/alpha)
+  std::uint64_t deck = 0;         // 1-based index of the deck at which the alarm fired
+  std::string test;               // the test with the most evidence then
+  double evidence = 0;            // the combined e-value E (>= 1/alpha)
   std::array<double, 3> tests{};  // each test's e-process: guessing, turning-points, colour-changes
 };
 
