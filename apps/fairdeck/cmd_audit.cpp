@@ -286,7 +286,7 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-audit.md)");
   o->html_opt = cmd->add_option("--html", o->html, "Also write a self-contained HTML report to FILE");
   auto* input = cmd->add_option("--input", o->input,
-                                "Audit decks read from FILE ('-': stdin), one deck per line; with --decks D (2..8), shoes of "
+                                "Audit decks read from FILE ('-': stdin), one deck per line; with --decks D >= 2, shoes of "
                                 "52 D cards whose copies are indistinguishable (each card D times)");
   o->format_opt = cmd->add_option("--format", o->format, "Input format: auto, text (card names) or indices (0..n-1)")
                       ->capture_default_str();

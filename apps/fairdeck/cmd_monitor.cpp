@@ -56,7 +56,6 @@ int run_monitor(const monitor_options& o) {
   const deck_spec spec = o.deck.spec();
   const bool shoe = spec.decks > 1;
   if (shoe && spec.jokers > 0) throw usage_error("--decks reads shoes without jokers: drop --jokers");
-  if (spec.decks > 8 && shoe) throw usage_error(fmt::format("--decks must be 1..8 for a shoe, not {}", spec.decks));
   std::ifstream file, before_file;
   if (o.input != "-") file = open_input(o.input, "input file");
   if (!o.before.empty()) before_file = open_input(o.before, "--before file");
