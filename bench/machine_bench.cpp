@@ -4,6 +4,9 @@
 // >= 1,000,000 recorded decks a minute, i.e. >= 16,667 decks/s from BM_AuditRecordedDecks.
 // Baselines in the same run: reading and parsing alone (BM_ParseRecordedDecks) and the machine
 // tests' tally alone (BM_MachineCounterOnly), so the ratio shows what the tests cost.
+// Shoes (BM_AuditRecordedShoes: 8-deck shoes of indistinguishable copies, `--decks 8`; items
+// are shoes, the "decks" counter counts 52-card decks) and `fairdeck monitor`'s work per deck
+// (BM_MonitorDecks: parsing plus the anytime-valid e-processes of stats/monitor.hpp).
 #include <benchmark/benchmark.h>
 
 #include <numeric>
@@ -16,6 +19,7 @@
 #include "fairdeck/shuffle/shelf.hpp"
 #include "fairdeck/stats/audit.hpp"
 #include "fairdeck/stats/machine.hpp"
+#include "fairdeck/stats/monitor.hpp"
 
 namespace {
 
@@ -51,6 +55,7 @@ void BM_AuditRecordedDecks(benchmark::State& state) {
     std::istringstream in(input);
     stats::input_settings s;
     s.format = names ? stats::deck_format::text : stats::deck_format::indices;
+    s.machine_tests = true;  // as `fairdeck audit --input`
     const auto r = stats::audit_stream(in, s);
     benchmark::DoNotOptimize(r.decision.biased);
   }
@@ -90,5 +95,66 @@ void BM_MachineCounterOnly(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_MachineCounterOnly);
+
+constexpr std::size_t shoes_per_input = 2'000;
+
+// 2,000 8-deck shoes through one pass of 10 shelves, as card names (each face 8 times).
+const std::string& recorded_shoes() {
+  static const std::string text = [] {
+    xoshiro256pp engine(12);
+    std::string out;
+    std::vector<card_t> shoe(8 * 52);
+    for (std::size_t d = 0; d < shoes_per_input; ++d) {
+      std::iota(shoe.begin(), shoe.end(), card_t{0});
+      shelf_shuffle(shoe, 10, 1, engine);
+      for (std::size_t i = 0; i < shoe.size(); ++i) {
+        if (i) out += ' ';
+        out += format_card(shoe[i] % 52, deck_spec{});
+      }
+      out += '\n';
+    }
+    return out;
+  }();
+  return text;
+}
+
+void BM_AuditRecordedShoes(benchmark::State& state) {
+  const std::string& input = recorded_shoes();
+  for (auto _ : state) {
+    std::istringstream in(input);
+    stats::input_settings s;
+    s.format = stats::deck_format::text;
+    s.deck = deck_spec{8, 0};
+    s.shoe = true;
+    s.machine_tests = true;  // as `fairdeck audit --input --decks 8`
+    const auto r = stats::audit_stream(in, s);
+    benchmark::DoNotOptimize(r.decision.biased);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(shoes_per_input));
+  state.counters["decks"] = benchmark::Counter(static_cast<double>(state.iterations()) * shoes_per_input * 8,
+                                               benchmark::Counter::kIsRate);
+  state.SetLabel("8-deck shoes, card names");
+}
+BENCHMARK(BM_AuditRecordedShoes)->Unit(benchmark::kMillisecond);
+
+// `fairdeck monitor` on 50,000 machine decks (it never alarms here: measured as a full pass),
+// parse included; compare with BM_ParseRecordedDecks/0.
+void BM_MonitorDecks(benchmark::State& state) {
+  const std::string& input = recorded(false);
+  const auto cards = make_deck(deck_spec{});
+  for (auto _ : state) {
+    std::istringstream in(input);
+    stats::deck_reader reader(stats::deck_format::indices, deck_spec{});
+    stats::machine_monitor monitor(cards, deck_spec{}, 1, 1e-300);  // alpha tiny: no alarm ends the pass
+    std::vector<card_t> order;
+    std::string line;
+    while (reader.read_line(in, line))
+      if (reader.parse_line(line, order)) benchmark::DoNotOptimize(monitor.add(order));
+    benchmark::DoNotOptimize(monitor.evidence());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(decks_per_input));
+  state.SetLabel("indices");
+}
+BENCHMARK(BM_MonitorDecks)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -45,7 +45,7 @@ TEST(CliHelpOrder, SubcommandsAreListedInTheirFixedOrder) {
   std::string line;
   std::getline(in, line);  // the heading
   while (std::getline(in, line) && line.starts_with("  ")) names.push_back(line.substr(2, line.find(' ', 2) - 2));
-  const std::vector<std::string> want{"shuffle", "deal",    "audit",  "certify", "fair",         "log",
+  const std::vector<std::string> want{"shuffle", "deal",    "audit",  "monitor", "certify", "fair",         "log",
                                       "witness", "entropy", "odds",   "equity",  "riffle",       "shelf",
                                       "attack",  "shuffle-file", "completion", "random", "bench"};
   EXPECT_EQ(names, want);

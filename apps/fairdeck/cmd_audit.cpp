@@ -176,6 +176,9 @@ int run_input_audit(const audit_options& o) {
   s.alpha = o.alpha;
   s.label = o.input == "-" ? "stdin" : o.input;
   s.machine_tests = true;  // guessing, turning points, colour changes (stats/machine.hpp)
+  s.shoe = s.deck.decks > 1;  // a recorded shoe: copies of a card are indistinguishable
+  if (s.shoe && s.deck.jokers > 0) throw usage_error("--decks with --input reads shoes without jokers: drop --jokers");
+  if (s.shoe && o.cards_opt->count()) throw usage_error("--n does not apply to a shoe (--decks with --input): a shoe is audited whole");
   std::ifstream file;
   if (o.input != "-") {
     errno = 0;
@@ -282,7 +285,9 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--alpha", o->alpha, "False 'biased' rate per pair; Bonferroni over its tests")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli-audit.md)");
   o->html_opt = cmd->add_option("--html", o->html, "Also write a self-contained HTML report to FILE");
-  auto* input = cmd->add_option("--input", o->input, "Audit decks read from FILE ('-': stdin), one deck per line");
+  auto* input = cmd->add_option("--input", o->input,
+                                "Audit decks read from FILE ('-': stdin), one deck per line; with --decks D >= 2, shoes of "
+                                "52 D cards whose copies are indistinguishable (each card D times)");
   o->format_opt = cmd->add_option("--format", o->format, "Input format: auto, text (card names) or indices (0..n-1)")
                       ->capture_default_str();
   for (const char* name : {"--algorithm", "--engine", "--seed", "--trials", "--threads"}) input->excludes(name);

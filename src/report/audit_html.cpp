@@ -209,11 +209,17 @@ std::string rising_chart(const stats::audit_result& r) {
 }
 
 // Recorded decks: the card guesser's correct guesses per deck against its exact null law (a
-// sum of Bernoulli(1/j), stats/machine.hpp). A shuffling machine's bars sit right of the ticks.
+// sum of Bernoulli(1/j), stats/machine.hpp); for a shoe against the law simulated on uniform
+// shoes (audit_result::guess_null). A shuffling machine's bars sit right of the ticks.
 std::string guessing_chart(const stats::audit_result& r) {
   if (r.guess_histogram.size() < 2 || r.counts.trials == 0) return {};
-  return histogram_chart(r.guess_histogram, r.counts.trials, stats::guess_null_pmf(r.guess_histogram.size() - 1),
-                         "correct guesses per deck (card guesser, Diaconis-Fulman-Holmes)", "guesses", 0);
+  const auto law = r.guess_null.size() == r.guess_histogram.size() ? r.guess_null
+                                                                   : stats::guess_null_pmf(r.guess_histogram.size() - 1);
+  return histogram_chart(r.guess_histogram, r.counts.trials, law,
+                         r.shoe_copies > 1 ? fmt::format("correct guesses per shoe of {} decks (card guesser on faces; ticks: "
+                                                         "simulated uniform shoes)", r.shoe_copies)
+                                           : std::string("correct guesses per deck (card guesser, Diaconis-Fulman-Holmes)"),
+                         "guesses", 0);
 }
 
 std::string test_table(const stats::audit_result& r) {

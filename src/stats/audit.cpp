@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "fairdeck/random/bounded.hpp"
+#include "fairdeck/random/xoshiro256pp.hpp"
 #include "fairdeck/shuffle/shuffle_deck.hpp"
 #include "fairdeck/stats/machine.hpp"
 #include "fairdeck/util/parallel.hpp"
@@ -121,24 +123,48 @@ std::vector<audit_result> run_audit(std::span<const audit_subject> subjects, con
 
 audit_result audit_stream(std::istream& in, const input_settings& s, const run_control& rc) {
   if (!(s.alpha > 0 && s.alpha < 1)) throw std::invalid_argument("alpha must be between 0 and 1");
-  deck_reader reader(s.format, s.deck, s.cards);
+  deck_reader reader(s.format, s.deck, s.cards, s.shoe);
   audit_result r;
   r.algorithm = "input";
   r.engine = s.label;
   std::optional<chunk_counter> counter;
   std::optional<machine_counter> machine;
   std::optional<deck_reader> before_reader;
-  if (s.before) before_reader.emplace(s.format, s.deck, s.cards);
-  std::vector<card_t> order, before;
+  if (s.before) before_reader.emplace(s.format, s.deck, s.cards, s.shoe);
+  std::vector<card_t> order, before, copies;
+  xoshiro256pp numbering(1);                  // shoes: each face's copies numbered at random
+  std::vector<std::uint32_t> next_copy;       // shoes: per face, copies numbered so far
+  std::vector<card_t> copy_ids;               // shoes: per face, its copy ids (shuffled as used)
   std::string line, before_line;
   while (!rc.stopped() && reader.read_line(in, line)) {
     if (!reader.parse_line(line, order)) continue;
     if (!counter) {
       r.counts = audit_counts(reader.cards().size());
       counter.emplace(reader.cards().size());
-      if (s.machine_tests) machine.emplace(reader.cards(), reader.spec());
+      if (s.machine_tests) machine.emplace(reader.cards(), reader.spec(), reader.copies());
     }
-    counter->add(order);
+    if (reader.copies() > 1) {
+      // The face sequence -> a permutation of the shoe's cards: a uniform random matching of
+      // each face's copies (exact null laws for the card-level tests).
+      const unsigned d = reader.copies();
+      if (copy_ids.empty()) {
+        copy_ids.resize(order.size());
+        for (std::size_t f = 0; f < cards_per_deck; ++f)
+          for (unsigned k = 0; k < d; ++k) copy_ids[f * d + k] = static_cast<card_t>(k * cards_per_deck + f);
+        next_copy.resize(cards_per_deck);
+      }
+      std::fill(next_copy.begin(), next_copy.end(), 0U);
+      copies.resize(order.size());
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        card_t* ids = &copy_ids[order[i] * d];
+        const std::uint32_t u = next_copy[order[i]]++;
+        std::swap(ids[u], ids[u + draw_below(numbering, d - u)]);
+        copies[i] = ids[u];
+      }
+      counter->add(copies);
+    } else {
+      counter->add(order);
+    }
     if (before_reader) {
       bool got = false;
       try {
@@ -154,7 +180,7 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
                                            before_reader->line_number()));
     }
     if (machine) machine->add(order, before);
-    if (s.on_deck) s.on_deck(order, reader.cards());
+    if (s.on_deck) s.on_deck(reader.copies() > 1 ? copies : order, reader.cards());
     if (counter->pending() == audit_chunk_deals) {
       counter->flush_into(r.counts);
       rc.progress(r.counts.trials, 0);
@@ -171,6 +197,8 @@ audit_result audit_stream(std::istream& in, const input_settings& s, const run_c
     for (auto& t : machine->tests()) r.tests.push_back(std::move(t));
     r.decision = decide(r.tests, s.alpha);
     r.guess_histogram = machine->guess_histogram();
+    r.guess_null = machine->guess_null_law();
+    r.shoe_copies = reader.copies();
   }
   return r;
 }

@@ -52,9 +52,21 @@ std::string_view format_name(deck_format f) noexcept {
 deck_input_error::deck_input_error(std::uint64_t line, const std::string& what)
     : std::invalid_argument(fmt::format("line {}: {}", line, what)), line_(line) {}
 
-deck_reader::deck_reader(deck_format format, deck_spec spec, std::optional<std::size_t> cards)
-    : format_(format), spec_(spec), expected_(cards) {
+deck_reader::deck_reader(deck_format format, deck_spec spec, std::optional<std::size_t> cards, bool shoe)
+    : format_(format), spec_(spec), expected_(cards), shoe_(shoe) {
   validate(spec_);
+  if (shoe_) {
+    if (spec_.decks < 2 || spec_.jokers != 0)
+      throw std::invalid_argument("a shoe of indistinguishable copies needs 2 or more decks and no jokers");
+    if (cards && *cards != spec_.size())
+      throw std::invalid_argument(fmt::format("a shoe of {} decks holds {} cards, not {}", spec_.decks, spec_.size(), *cards));
+    if (spec_.size() > max_audit_cards)
+      throw std::invalid_argument(fmt::format("a shoe of {} cards; the audit takes at most {}", spec_.size(), max_audit_cards));
+    expected_ = spec_.size();
+    cards_.resize(spec_.size());
+    for (std::size_t i = 0; i < cards_.size(); ++i) cards_[i] = static_cast<card_t>(i);
+    face_count_.assign(cards_per_deck, 0);
+  }
   if (cards && (*cards < 2 || *cards > max_audit_cards))
     throw std::invalid_argument(fmt::format("deck size must be 2..{}, not {}", max_audit_cards, *cards));
 }
@@ -96,11 +108,44 @@ bool deck_reader::parse_line(std::string_view line, std::vector<card_t>& order) 
     format_ = digits ? deck_format::indices : deck_format::text;
   }
   order.clear();
-  if (format_ == deck_format::indices)
+  if (shoe_)
+    parse_shoe(line, order);
+  else if (format_ == deck_format::indices)
     parse_indices(line, order);
   else
     parse_text(line, order);
   return true;
+}
+
+// Shoe mode: faces 0..51, each exactly copies() times.
+void deck_reader::parse_shoe(std::string_view line, std::vector<card_t>& order) {
+  const std::size_t n = cards_.size();
+  const unsigned d = copies();
+  if (format_ == deck_format::indices) {
+    for_each_token(line, [&](std::string_view tok) {
+      std::uint64_t v = 0;
+      const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+      if (ec != std::errc{} || p != tok.data() + tok.size()) fail(fmt::format("{} is not a card index", quoted(tok)));
+      if (v >= n) fail(fmt::format("card index {} is out of range 0..{}", v, n - 1));
+      if (order.size() >= n) fail(fmt::format("more than {} cards, expected a shoe of {}", n, n));
+      order.push_back(static_cast<card_t>(v % cards_per_deck));
+    });
+  } else {
+    std::vector<card_t> ids;
+    try {
+      ids = parse_cards(line, spec_);  // repeated faces take successive copies
+    } catch (const card_parse_error& e) {
+      fail(e.what());
+    }
+    for (card_t id : ids) order.push_back(static_cast<card_t>(id % cards_per_deck));
+  }
+  if (order.size() != n) fail(fmt::format("{} cards, expected a shoe of {} ({} decks)", order.size(), n, d));
+  std::fill(face_count_.begin(), face_count_.end(), 0U);
+  for (card_t f : order) ++face_count_[f];
+  for (std::size_t f = 0; f < cards_per_deck; ++f)
+    if (face_count_[f] != d)
+      fail(fmt::format("card '{}' appears {} times, expected {} (once per deck)", format_card(static_cast<card_t>(f), deck_spec{}),
+                       face_count_[f], d));
 }
 
 void deck_reader::fix_deck(std::size_t size) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "fairdeck/random/bounded.hpp"
 #include "fairdeck/stats/bins.hpp"
 
 namespace fairdeck::stats {
@@ -224,9 +225,15 @@ std::vector<double> colour_change_law(std::size_t red, std::size_t black) {
   return law;
 }
 
-machine_counter::machine_counter(std::span<const card_t> cards, const deck_spec& spec)
-    : n_(cards.size()), guesser_(cards.size()), label_of_(cards.size()), labels_(cards.size()),
+machine_counter::machine_counter(std::span<const card_t> cards, const deck_spec& spec, unsigned copies)
+    : n_(cards.size()), copies_(copies), guesser_(copies > 1 ? 1 : cards.size()), label_of_(cards.size()), labels_(cards.size()),
       guess_hist_(cards.size() + 1, 0), turning_hist_(cards.size() > 2 ? cards.size() - 1 : 1, 0) {
+  if (copies > 1) {
+    if (n_ != std::size_t{cards_per_deck} * copies) throw std::invalid_argument("machine tests: a shoe must hold 52 cards per deck");
+    shoe_.emplace(cards_per_deck, copies);
+    slots_.resize(n_);
+    used_.resize(cards_per_deck);
+  }
   for (const int suit : suit_categories(cards, spec)) {
     const int c = suit == 0 || suit == 3 ? 0 : suit == 1 || suit == 2 ? 1 : -1;  // c, s black; d, h red
     colour_.push_back(c);
@@ -237,13 +244,38 @@ machine_counter::machine_counter(std::span<const card_t> cards, const deck_spec&
 
 void machine_counter::add(std::span<const card_t> order, std::span<const card_t> before) {
   const std::size_t n = n_;
-  if (before.empty()) {
-    for (std::size_t i = 0; i < n; ++i) labels_[i] = order[i];
+  std::size_t score = 0;
+  if (shoe_) {
+    last_ = shoe_->play(order, before);
+    score = last_.hits;
+    guess_null_total_ += last_.null_mean;
+    for (std::size_t i = 0; i < log_lr_.size(); ++i) log_lr_[i] += last_.log_lr[i];
+    // Labels: each card takes one of its face's before positions, uniformly at random among
+    // those not taken yet (a uniform matching of copies to positions).
+    std::fill(used_.begin(), used_.end(), 0U);
+    for (std::size_t i = 0; i < n; ++i) {
+      const card_t f = before.empty() ? static_cast<card_t>(i % cards_per_deck) : before[i];
+      slots_[f * copies_ + used_[f]++] = static_cast<std::uint32_t>(i);
+    }
+    std::fill(used_.begin(), used_.end(), 0U);
+    for (std::size_t i = 0; i < n; ++i) {
+      const card_t f = order[i];
+      std::uint32_t* s = &slots_[f * copies_];
+      const std::uint32_t u = used_[f]++;
+      const auto j = u + static_cast<std::uint32_t>(draw_below(ties_, copies_ - u));
+      std::swap(s[u], s[j]);
+      labels_[i] = s[u];
+    }
   } else {
-    for (std::size_t i = 0; i < n; ++i) label_of_[before[i]] = static_cast<std::uint32_t>(i);
-    for (std::size_t i = 0; i < n; ++i) labels_[i] = label_of_[order[i]];
+    if (before.empty()) {
+      for (std::size_t i = 0; i < n; ++i) labels_[i] = order[i];
+    } else {
+      for (std::size_t i = 0; i < n; ++i) label_of_[before[i]] = static_cast<std::uint32_t>(i);
+      for (std::size_t i = 0; i < n; ++i) labels_[i] = label_of_[order[i]];
+    }
+    score = guesser_.play(labels_);
   }
-  const std::size_t score = guesser_.play(labels_);
+  last_hits_ = score;
   ++guess_hist_[score];
   guess_total_ += score;
   std::size_t turns = 0;
@@ -258,7 +290,29 @@ void machine_counter::add(std::span<const card_t> order, std::span<const card_t>
     last = c;
   }
   ++colour_hist_[changes];
+  last_turns_ = n > 2 ? turns : 0;
+  last_changes_ = changes;
   ++decks_;
+}
+
+guess_play machine_counter::last_play() const {
+  if (shoe_) return last_;
+  return deck_guess_play(n_, last_hits_);
+}
+
+std::vector<double> machine_counter::guess_null_law(std::uint64_t shoes) const {
+  if (!shoe_) return guess_null_pmf(n_);
+  std::vector<double> law(n_ + 1, 0.0);
+  if (shoes == 0) return law;
+  xoshiro256pp engine(1);
+  shoe_guesser guesser(cards_per_deck, copies_);
+  std::vector<card_t> shoe(n_);
+  for (std::size_t i = 0; i < n_; ++i) shoe[i] = static_cast<card_t>(i % cards_per_deck);
+  for (std::uint64_t k = 0; k < shoes; ++k) {
+    for (std::size_t i = n_; i > 1; --i) std::swap(shoe[i - 1], shoe[draw_below(engine, i)]);
+    law[guesser.play(shoe).hits] += 1.0 / static_cast<double>(shoes);
+  }
+  return law;
 }
 
 std::vector<test_result> machine_counter::tests() const {
@@ -269,6 +323,14 @@ std::vector<test_result> machine_counter::tests() const {
                   "bernoulli-sum", static_cast<double>(guess_total_), {}, {}, {}};
     if (decks_ == 0) {
       out.push_back(skipped(std::move(r), "no decks"));
+    } else if (shoe_) {  // the likelihood-ratio e-value (see the header): p = min(1, 1/E)
+      r.distribution = "likelihood-ratio-e-value";
+      const double log_e = log_mean_exp(log_lr_);
+      r.p_value = std::min(1.0, std::exp(-log_e));
+      r.note = fmt::format("{:.2f} correct guesses per shoe, {:.2f} expected; e-value {:.3g}",
+                           static_cast<double>(guess_total_) / static_cast<double>(decks_),
+                           guess_null_total_ / static_cast<double>(decks_), std::exp(log_e));
+      out.push_back(std::move(r));
     } else {
       r.p_value = guess_upper_tail(n_, decks_, guess_total_);
       r.note = fmt::format("{:.2f} correct guesses per deck, {:.2f} expected", static_cast<double>(guess_total_) / static_cast<double>(decks_),

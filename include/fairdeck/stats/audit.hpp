@@ -54,6 +54,8 @@ struct audit_result {
   // Recorded decks only (audit_stream): decks per guessing score 0..n (stats/machine.hpp),
   // for reports to set against the null law; empty for simulated decks.
   std::vector<std::uint64_t> guess_histogram;
+  std::vector<double> guess_null;  // that null law, P(score = k) (simulated for shoes)
+  unsigned shoe_copies = 1;        // > 1: a shoe of indistinguishable copies (guess_null simulated)
 };
 
 // Deals `trials` fresh canonical decks of n cards with `subject` and counts them, on
@@ -94,6 +96,11 @@ struct input_settings {
   // service's table audit must equal audit_stream's); `fairdeck audit --input` turns them on.
   bool machine_tests = false;
   std::istream* before = nullptr;    // the order each deck went in, one per line (default: new-deck order)
+  // A shoe of deck.decks >= 2 decks whose copies are indistinguishable (deck_reader's shoe
+  // mode). The card-level tests see each face's copies numbered at random (xoshiro256++, seed
+  // 1: reproducible), which turns a uniform shoe into a uniform permutation of its 52 D cards,
+  // so their null laws stay exact; the machine tests read the faces (stats/machine.hpp).
+  bool shoe = false;
 };
 [[nodiscard]] audit_result audit_stream(std::istream& in, const input_settings& settings,
                                         const run_control& control = {});

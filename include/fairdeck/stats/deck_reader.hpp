@@ -6,6 +6,10 @@
 //  indices  whitespace- or comma-separated card indices, a permutation of 0..n-1 (fairdeck's
 //           encoding: suit = i / 13, rank = i % 13).
 //  auto     indices when the first deck's first token is all digits ("12"), else text ("2c").
+// Shoes (`shoe` below): a camera log sees "Ah", not which of the shoe's D copies it was. In
+// shoe mode every line holds 52 D cards, each of the 52 faces exactly D times: names ("Ah"
+// D times) or indices, either faces 0..51 D times each or fairdeck's shoe indices 0..52D-1
+// (copy d of face f is 52 d + f; only the face is kept). `order` then holds faces 0..51.
 // Lines starting with '#' are comments; a trailing '\r' is ignored. Anything else that is
 // not a deck (including an empty line) is an error naming its line number.
 #pragma once
@@ -41,7 +45,9 @@ class deck_input_error : public std::invalid_argument {
 class deck_reader {
  public:
   // `cards`: required deck size (default: whatever the first deck holds, 2..max_audit_cards).
-  deck_reader(deck_format format, deck_spec spec, std::optional<std::size_t> cards = {});
+  // `shoe`: shoe mode (above) for a shoe of spec.decks >= 2 decks and no jokers; cards() is
+  // then the shoe's 52 D cards and parse_line gives faces 0..51.
+  deck_reader(deck_format format, deck_spec spec, std::optional<std::size_t> cards = {}, bool shoe = false);
 
   // The longest line accepted: the largest shoe an audit takes (max_audit_cards cards) at 16
   // bytes per card ("10\u2660\uFE0F" is 8, plus separators) -- a fixed bound, so one endless
@@ -62,11 +68,14 @@ class deck_reader {
   [[nodiscard]] std::span<const card_t> cards() const noexcept { return cards_; }
   [[nodiscard]] const deck_spec& spec() const noexcept { return spec_; }
   [[nodiscard]] deck_format format() const noexcept { return format_; }
+  // Copies of each face in shoe mode (spec.decks), 1 otherwise.
+  [[nodiscard]] unsigned copies() const noexcept { return shoe_ ? spec_.decks : 1; }
 
  private:
   void parse_indices(std::string_view line, std::vector<card_t>& order);
   void parse_text(std::string_view line, std::vector<card_t>& order);
   void fix_deck(std::size_t size);
+  void parse_shoe(std::string_view line, std::vector<card_t>& order);
   [[noreturn]] void fail(const std::string& what) const;
 
   deck_format format_;
@@ -76,6 +85,8 @@ class deck_reader {
   std::vector<card_t> cards_;          // canonical deck (sorted card ids)
   std::vector<std::int32_t> index_of_; // card id -> position in cards_, -1 if not in the deck
   std::vector<std::uint64_t> seen_;    // line number that last used each deck index
+  bool shoe_ = false;
+  std::vector<std::uint32_t> face_count_;  // shoe mode: copies of each face on this line
 };
 
 }  // namespace fairdeck::stats

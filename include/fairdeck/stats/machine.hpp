@@ -21,18 +21,41 @@
 //  colour-changes  red/black changes down each deck (jokers skipped), against the exact law
 //                  of runs in a random arrangement of r red and b black cards (Wald &
 //                  Wolfowitz 1940): chi-square pooled as above.
+//
+// Shoes (D >= 2 decks whose copies a camera log cannot tell apart; deck_reader's shoe mode):
+//  guessing        the same guesser on faces (shoe_guesser below). Before each card it names a
+//                  face g; given everything seen so far, a uniform shoe turns up g with
+//                  probability exactly p = r_g / R (r_g copies of g left, R cards left), for any
+//                  strategy that uses only the past (the unseen cards are a uniform arrangement
+//                  of the remaining multiset). With one copy p = 1/R and this is the deck law
+//                  above; with copies the hits are no longer independent of the strategy, so
+//                  the test is the likelihood ratio of "the guesser's odds are c times
+//                  better", prod_t (c^X_t / (1 - p_t + c p_t)), averaged over c in
+//                  guess_odds_grid: under a uniform shoe a product of conditional likelihood
+//                  ratios has mean exactly 1 (a test martingale; Ville 1939, Shafer & Vovk
+//                  2019), so p = min(1, 1/E) is a valid p-value (Markov), conservative by at most
+//                  the factor E's law leaves. tests/shoe_machine_test.cpp checks E[E] = 1 and
+//                  P(p <= a) <= a by enumerating every arrangement of tiny shoes.
+//  turning-points  peaks + valleys of the before-order labels with each face's D positions in
+//                  the before order assigned to its D copies uniformly at random (fixed seed):
+//                  a uniform shoe then gives a uniform permutation of 52 D labels, so the exact
+//                  law is André's for n = 52 D (ties broken at random keep the law exact).
+//  colour-changes  the runs law of Wald & Wolfowitz with r = b = 26 D (a multiset: exact).
 // All three read a deck and its mirror image (labels n-1-x) or its reverse alike, so a machine
 // fed from the bottom or unloaded upside down is seen as fast. A chi-square test with too few
 // decks for two pooled bins is skipped with a note (it stays out of the verdict); the guessing
 // test is exact from one deck on.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "fairdeck/cards/card.hpp"
+#include "fairdeck/random/xoshiro256pp.hpp"
 #include "fairdeck/shuffle/shelf.hpp"
 #include "fairdeck/stats/tests.hpp"
 
@@ -59,26 +82,90 @@ namespace fairdeck::stats {
 [[nodiscard]] std::vector<double> turning_point_law(std::size_t n);
 [[nodiscard]] std::vector<double> colour_change_law(std::size_t red, std::size_t black);
 
+// The alternatives of the guessing likelihood ratio: the guesser's odds of a hit c times the
+// uniform odds, q = c p / (1 - p + c p). An average over a grid of c is an e-value too.
+inline constexpr std::array<double, 5> guess_odds_grid{1.5, 2.0, 3.0, 5.0, 10.0};
+
+// log of the average over guess_odds_grid of exp(log_lr[i]): the mixture e-value's log.
+[[nodiscard]] double log_mean_exp(std::span<const double> log_lr) noexcept;
+
+// One deck or shoe played by a guesser: hits, their null mean sum p_t, and for each c of
+// guess_odds_grid the log likelihood ratio sum_t (X_t log c - log(1 - p_t + c p_t)).
+struct guess_play {
+  std::uint32_t hits = 0;
+  double null_mean = 0;
+  std::array<double, guess_odds_grid.size()> log_lr{};
+};
+
+// Log likelihood ratios of a deck of n distinct cards with `hits` (p_t = 1/R, R = n..1).
+[[nodiscard]] guess_play deck_guess_play(std::size_t n, std::size_t hits) noexcept;
+
+// The complete-feedback guesser on a shoe of `faces` faces x `copies` copies that sees faces
+// only. It follows the DFH rule of shelf_guesser on the before-order positions ("labels"),
+// giving each seen face the label of its nearest unseen copy in the direction the shoe is
+// going (the other side when none is left), and guesses the face of the nearest unseen label
+// in that direction. Remembers the shoes' top cards for the first guesses, as shelf_guesser.
+class shoe_guesser {
+ public:
+  shoe_guesser(std::size_t faces, unsigned copies);
+  // `before`: the faces in the order the shoe went in, top first (empty: new-deck order
+  // stacked, face of position i = i % faces); `order`: the shoe's faces, top first.
+  guess_play play(std::span<const card_t> order, std::span<const card_t> before = {});
+
+ private:
+  [[nodiscard]] std::size_t below(std::size_t c) const noexcept;  // largest unseen < c, or n_
+  [[nodiscard]] std::size_t above(std::size_t c) const noexcept;  // smallest unseen > c, or n_
+  std::size_t faces_, n_;
+  unsigned copies_;
+  std::vector<std::uint64_t> unseen_;
+  std::vector<std::uint32_t> positions_;  // face f's before positions at [f * copies, (f+1) * copies), ascending
+  std::vector<std::uint32_t> fill_, remaining_;
+  std::vector<card_t> face_at_;           // before position -> face
+  std::int64_t high_tops_ = 0;
+};
+
 // Tallies the three tests over recorded decks, one pass, no allocation per deck.
 class machine_counter {
  public:
   // `cards`: the deck's cards in canonical order (card ids of `spec`); their colours.
-  machine_counter(std::span<const card_t> cards, const deck_spec& spec);
-  // One deck, top first, as indices into `cards`. `before`: the order the deck went in (top
-  // first, indices into `cards`); empty for new-deck order (index order).
+  // `copies` >= 2: a shoe read in deck_reader's shoe mode (cards = the shoe's 52 D cards;
+  // add() then takes faces 0..51).
+  machine_counter(std::span<const card_t> cards, const deck_spec& spec, unsigned copies = 1);
+  // One deck, top first, as indices into `cards` (faces for a shoe). `before`: the order the
+  // deck went in (top first, same encoding); empty for new-deck order (index order).
   void add(std::span<const card_t> order, std::span<const card_t> before = {});
   [[nodiscard]] std::vector<test_result> tests() const;
   [[nodiscard]] std::uint64_t decks() const noexcept { return decks_; }
   // Decks per guessing score 0..n (for reports: the observed against the null law).
   [[nodiscard]] const std::vector<std::uint64_t>& guess_histogram() const noexcept { return guess_hist_; }
+  // The law of one deck's score under a uniform shuffle, for reports: exact for decks, for
+  // shoes simulated (`shoes` uniform shoes through the same guesser, xoshiro256++ seed 1).
+  [[nodiscard]] std::vector<double> guess_null_law(std::uint64_t shoes = 4000) const;
+  // The last deck's play (for the monitor: the per-deck likelihood ratios).
+  [[nodiscard]] guess_play last_play() const;
+  // The last deck's turning points and colour changes.
+  [[nodiscard]] std::size_t last_turning_points() const noexcept { return last_turns_; }
+  [[nodiscard]] std::size_t last_colour_changes() const noexcept { return last_changes_; }
+  [[nodiscard]] std::size_t cards() const noexcept { return n_; }
+  [[nodiscard]] std::size_t red() const noexcept { return red_; }
+  [[nodiscard]] std::size_t black() const noexcept { return black_; }
 
  private:
   std::size_t n_;
+  unsigned copies_;
   shelf_guesser guesser_;
-  std::vector<int> colour_;             // per card index: 0 black, 1 red, -1 none
+  std::optional<shoe_guesser> shoe_;
+  std::vector<int> colour_;             // per card index (per face for a shoe): 0 black, 1 red, -1 none
   std::size_t red_ = 0, black_ = 0;
   std::vector<std::uint32_t> label_of_, labels_;
+  std::vector<std::uint32_t> slots_, used_;  // shoe: before positions of each face, and how many are taken
+  xoshiro256pp ties_{1};                     // shoe: fixed-seed random tie-breaking
+  std::size_t last_hits_ = 0;
   std::uint64_t decks_ = 0, guess_total_ = 0;
+  double guess_null_total_ = 0;
+  std::array<double, guess_odds_grid.size()> log_lr_{};
+  guess_play last_;
+  std::size_t last_turns_ = 0, last_changes_ = 0;
   std::vector<std::uint64_t> guess_hist_, turning_hist_, colour_hist_;
 };
 
