@@ -276,6 +276,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
         if (isolate) backend_->savepoint();
         try {
           results[i] = apply(batch[i].req, tx, key_);
+          if (isolate) backend_->flush_writes();  // inside the savepoint: a failing row is this write's
         } catch (const std::exception& e) {
           if (backend_->retryable(e)) throw;  // the transaction is doomed: retry the batch
           if (!isolate) throw write_failed();
@@ -287,6 +288,12 @@ void group_committer::run_batch(std::vector<item>& batch) {
         }
         tx.keep();
         if (isolate) backend_->release();
+      }
+      try {
+        backend_->flush_writes();  // the rows buffered by the writes above (one round trip)
+      } catch (const std::exception& e) {
+        if (backend_->retryable(e) || isolate) throw;
+        throw write_failed();  // a row was refused: rerun with a savepoint per write to find whose
       }
       tx.write_back();
       if (log) trees_after = log->finish(*trees);  // one signed checkpoint per table, in this transaction

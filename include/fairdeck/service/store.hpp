@@ -66,6 +66,11 @@ class batch_backend {
   // May this failure go away if the whole batch is retried (deadlock, serialization)?
   [[nodiscard]] virtual bool retryable(const std::exception&) const noexcept { return false; }
   virtual transaction& tx() = 0;
+  // Sends the writes a backend buffered (PostgreSQL: the batch's record rows as one INSERT
+  // instead of one round trip each). The committer calls it after the batch's writes (and,
+  // when each write has its savepoint, after each write), so a failing row is still one
+  // write's error; a backend also flushes before it reads what it buffered, and before COMMIT.
+  virtual void flush_writes() {}
   // The transparency log's tables on this connection (log_tree.hpp); nullptr: none.
   virtual tree_storage* trees() noexcept { return nullptr; }
   // Deferred durability (group commit, pipelined): commit() makes a batch visible but not
