@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <map>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -17,9 +16,12 @@
 #include <pqxx/pqxx>
 
 #include "fairdeck/service/store.hpp"
+#include "pg_db.hpp"
 
 namespace fairdeck::service {
 namespace {
+
+using namespace pg_db;
 
 constexpr const char* schema_sql = R"sql(
 CREATE TABLE fairdeck_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -34,25 +36,12 @@ CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) 
 CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
 )sql";
 
-// The transparency log (log_tree.hpp), added to older stores when they are opened.
-constexpr const char* tree_schema_sql = R"sql(
-CREATE TABLE IF NOT EXISTS fairdeck_tree_heads(table_id TEXT PRIMARY KEY, size BIGINT NOT NULL, frontier TEXT NOT NULL,
-  checkpoint TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS fairdeck_tree_nodes(table_id TEXT NOT NULL, level INTEGER NOT NULL, idx BIGINT NOT NULL,
-  hash BYTEA NOT NULL, PRIMARY KEY(table_id, level, idx));
-CREATE TABLE IF NOT EXISTS fairdeck_cosignatures(table_id TEXT NOT NULL, size BIGINT NOT NULL, root TEXT NOT NULL,
-  witness TEXT NOT NULL, line TEXT NOT NULL, PRIMARY KEY(table_id, size, root, witness));
-)sql";
 // Idempotency keys of deals (table.hpp), written in the deal's transaction; kept as long as
 // the log (docs/service.md). Added on open to stores created before it.
 constexpr const char* idempotency_sql =
     "CREATE TABLE IF NOT EXISTS fairdeck_idempotency(table_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, "
     "seq BIGINT NOT NULL, created TEXT NOT NULL, PRIMARY KEY(table_id, key))";
 
-std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
-
-std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }
-std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 
 // libpq reads PGPASSWORD and PGPASSFILE (~/.pgpass) itself when the URI has no password.
 // Its messages can quote parts of a malformed URI: the password is scrubbed from them.
@@ -74,16 +63,6 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("update",
             "UPDATE fairdeck_tables SET sealed_seed = $2, commitment = $3, next_nonce = $4, next_seq = $5, "
             "head_hash = $6, seat_seeds = $7, hands = $8 WHERE id = $1");
-  c.prepare("head_load", "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1 FOR UPDATE");
-  c.prepare("head_save",
-            "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES($1, $2, $3, $4) "
-            "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
-            "checkpoint = excluded.checkpoint");
-  // One statement per batch and table: the nodes as three arrays (hashes in hex).
-  c.prepare("nodes_insert",
-            "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT $1, l, i, decode(h, 'hex') "
-            "FROM unnest($2::int[], $3::bigint[], $4::text[]) AS n(l, i, h) ON CONFLICT DO NOTHING");
-  c.prepare("record_hashes", "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
   c.prepare("find_key", "SELECT fingerprint, seq FROM fairdeck_idempotency WHERE table_id = $1 AND key = $2");
   c.prepare("store_key",
             "INSERT INTO fairdeck_idempotency(table_id, key, fingerprint, seq, created) VALUES($1, $2, $3, $4, $5)");
@@ -111,30 +90,9 @@ std::optional<table_state> read_table(const pqxx::result& r, std::string_view id
   return t;
 }
 
-// "{a,b,c}": a PostgreSQL array literal of numbers or hex strings.
-template <class T, class F>
-std::string array_literal(std::span<const T> items, F&& fn) {
-  std::string out = "{";
-  for (const auto& x : items) {
-    if (out.size() > 1) out += ',';
-    out += fn(x);
-  }
-  return out + "}";
-}
-
-// One element of an array literal as a quoted string: \ and " escaped (any text but NUL).
-void quoted_element(std::string& out, std::string_view v) {
-  out += '"';
-  for (const char c : v) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  out += '"';
-}
-
-class pg_backend final : public batch_backend, public transaction, public tree_storage {
+class pg_backend final : public batch_backend, public transaction {
  public:
-  explicit pg_backend(std::string uri) : uri_(std::move(uri)) {}
+  explicit pg_backend(std::string uri) : uri_(std::move(uri)), trees_(tx_, *this) {}
 
   // Connects when there is no connection. After a failed attempt the next ones wait a
   // growing pause (0.1 s doubling to 1 s): meanwhile batches fail at once as unavailable
@@ -148,6 +106,7 @@ class pg_backend final : public batch_backend, public transaction, public tree_s
       try {
         conn_ = connect(uri_);
         prepare_all(*conn_);
+        prepare_tree_statements(*conn_);
         pause_ = {};
       } catch (...) {
         conn_.reset();
@@ -196,7 +155,7 @@ class pg_backend final : public batch_backend, public transaction, public tree_s
            dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
   }
   transaction& tx() override { return *this; }
-  tree_storage* trees() noexcept override { return this; }
+  tree_storage* trees() noexcept override { return &trees_; }
 
   std::optional<table_state> load(std::string_view id) override {
     return read_table(tx_->exec_prepared("load", std::string(id)), id);
@@ -249,39 +208,6 @@ class pg_backend final : public batch_backend, public transaction, public tree_s
     return record_from_canonical(r[0][0].as<std::string>(), r[0][1].as<std::string>());
   }
 
-  // ---- tree_storage ----
-  std::optional<head> load_head(std::string_view table) override {
-    const auto r = tx_->exec_prepared("head_load", std::string(table));
-    if (r.empty()) return std::nullopt;
-    return head{tlog::frontier::from_text(r[0][0].as<std::string>()), r[0][1].as<std::string>()};
-  }
-  void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override {
-    tx_->exec_prepared("head_save", std::string(table), as_db(tree.size()), tree.to_text(), std::string(checkpoint));
-  }
-  void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override {
-    if (nodes.empty()) return;
-    using row = std::pair<node_ref, tlog::hash>;
-    tx_->exec_prepared("nodes_insert", std::string(table),
-                       array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); }),
-                       array_literal(nodes, [](const row& n) { return std::to_string(n.first.second); }),
-                       array_literal(nodes, [](const row& n) { return tlog::to_hex(n.second); }));
-  }
-  std::vector<std::string> record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) override {
-    flush_writes();
-    std::vector<std::string> out;
-    for (const auto& row : tx_->exec_prepared("record_hashes", std::string(table), as_db(from), as_db(to)))
-      out.push_back(row[0].as<std::string>());
-    return out;
-  }
-  std::vector<std::pair<std::string, std::uint64_t>> tables_behind() override {
-    flush_writes();
-    std::vector<std::pair<std::string, std::uint64_t>> out;
-    for (const auto& row : tx_->exec("SELECT t.id, t.next_seq FROM fairdeck_tables t LEFT JOIN fairdeck_tree_heads h "
-                                     "ON h.table_id = t.id WHERE h.size IS NULL OR h.size <> t.next_seq ORDER BY t.id"))
-      out.emplace_back(row[0].as<std::string>(), from_db(row[1].as<std::int64_t>()));
-    return out;
-  }
-
  private:
   void drop_pending() noexcept {
     for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
@@ -293,6 +219,7 @@ class pg_backend final : public batch_backend, public transaction, public tree_s
   std::size_t pending_ = 0;
   std::unique_ptr<pqxx::connection> conn_;
   std::optional<pqxx::nontransaction> tx_;
+  tree_statements trees_;
   std::chrono::steady_clock::time_point retry_at_{};
   std::chrono::milliseconds pause_{0};
 };
@@ -303,7 +230,7 @@ class pg_store final : public store {
     with_reader([](pqxx::nontransaction& n) {
       const auto r = n.exec("SELECT value FROM fairdeck_meta WHERE key = 'schema'");
       if (r.empty() || r[0][0].as<std::string>() != "1") throw std::runtime_error("not a fairdeckd store");
-      n.exec(tree_schema_sql);  // a store from before the log gets its tables
+      create_tree_schema(n);  // a store from before the log gets its tables
     });
     // A store from before hands (issue #30) gets the column on open (several processes may
     // race to add it: IF NOT EXISTS, and the check first so an up-to-date store takes no lock).
@@ -439,65 +366,24 @@ class pg_store final : public store {
     return out;
   }
 
-  // ---- the transparency log ----
+  // ---- the transparency log (pg_tree.cpp) ----
   std::optional<log_head> tree_head(std::string_view table) override {
     std::optional<log_head> out;
-    with_reader([&](pqxx::nontransaction& n) {
-      const auto r = n.exec_params("SELECT size, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1", std::string(table));
-      if (!r.empty()) out = log_head{from_db(r[0][0].as<std::int64_t>()), r[0][1].as<std::string>()};
-      else if (!n.exec_params("SELECT 1 FROM fairdeck_tables WHERE id = $1", std::string(table)).empty()) out = log_head{};
-    });
+    with_reader([&](pqxx::nontransaction& n) { out = read_tree_head(n, table); });
     return out;
   }
-
   std::vector<tlog::hash> tree_nodes(std::string_view table, std::span<const node_ref> refs) override {
-    std::map<node_ref, tlog::hash> found;
-    std::vector<node_ref> leaves, inner;
-    for (const auto& r : refs) (r.first == 0 ? leaves : inner).push_back(r);
-    const auto numbers = [](std::span<const node_ref> v, bool level) {
-      return array_literal(v, [level](const node_ref& r) { return std::to_string(level ? r.first : r.second); });
-    };
-    with_reader([&](pqxx::nontransaction& n) {
-      if (!leaves.empty())
-        for (const auto& row : n.exec_params("SELECT seq, hash FROM fairdeck_records WHERE table_id = $1 AND seq = ANY($2::bigint[])",
-                                             std::string(table), numbers(leaves, false)))
-          found[{0, from_db(row[0].as<std::int64_t>())}] = record_leaf(row[1].as<std::string>());
-      if (!inner.empty())
-        for (const auto& row : n.exec_params(
-                 "SELECT level, idx, encode(hash, 'hex') FROM fairdeck_tree_nodes WHERE table_id = $1 AND (level, idx) IN "
-                 "(SELECT * FROM unnest($2::int[], $3::bigint[]))",
-                 std::string(table), numbers(inner, true), numbers(inner, false)))
-          if (auto h = tlog::hash_from_hex(row[2].as<std::string>()))
-            found[{row[0].as<unsigned>(), from_db(row[1].as<std::int64_t>())}] = *h;
-    });
     std::vector<tlog::hash> out;
-    out.reserve(refs.size());
-    for (const auto& r : refs) {
-      const auto it = found.find(r);
-      if (it == found.end())
-        throw store_unavailable(fmt::format("the tree of table '{}' lacks node ({}, {})", table, r.first, r.second));
-      out.push_back(it->second);
-    }
+    with_reader([&](pqxx::nontransaction& n) { out = read_tree_nodes(n, table, refs); });
     return out;
   }
-
   void add_cosignature(std::string_view table, std::uint64_t size, const tlog::hash& root, std::string_view witness,
                        std::string_view line) override {
-    with_reader([&](pqxx::nontransaction& n) {
-      n.exec_params("INSERT INTO fairdeck_cosignatures(table_id, size, root, witness, line) VALUES($1, $2, $3, $4, $5) "
-                    "ON CONFLICT (table_id, size, root, witness) DO UPDATE SET line = excluded.line",
-                    std::string(table), as_db(size), tlog::to_hex(root), std::string(witness), std::string(line));
-    });
+    with_reader([&](pqxx::nontransaction& n) { write_cosignature(n, table, size, root, witness, line); });
   }
-
   std::vector<std::string> cosignatures(std::string_view table, std::uint64_t size, const tlog::hash& root) override {
     std::vector<std::string> out;
-    with_reader([&](pqxx::nontransaction& n) {
-      for (const auto& row : n.exec_params("SELECT line FROM fairdeck_cosignatures WHERE table_id = $1 AND size = $2 AND "
-                                           "root = $3 ORDER BY witness",
-                                           std::string(table), as_db(size), tlog::to_hex(root)))
-        out.push_back(row[0].as<std::string>());
-    });
+    with_reader([&](pqxx::nontransaction& n) { out = read_cosignatures(n, table, size, root); });
     return out;
   }
 
@@ -507,7 +393,7 @@ class pg_store final : public store {
     for (int attempt = 0;; ++attempt) {
       try {
         b.begin();
-        build_missing_trees(b, *signer);
+        build_missing_trees(*b.trees(), *signer);
         b.commit();
         break;
       } catch (const std::exception& e) {
@@ -631,7 +517,7 @@ void create_pg_store(const store_options& o, std::string_view key_check) {
   try {
     pqxx::work w(*c);
     w.exec(schema_sql);
-    w.exec(tree_schema_sql);
+    create_tree_schema(w);
     w.exec_params("INSERT INTO fairdeck_meta(key, value) VALUES('key_check', $1)", std::string(key_check));
     w.commit();
   } catch (const std::exception& e) {
