@@ -8,13 +8,13 @@
 #     keep-alive connection (its p99 is the "/healthz while deals run at full rate" figure).
 # Prints one row per measurement (rate, p50, p99, deals per commit, load average) and per
 # binary the median over rounds of deals/s ÷ the pgbench TPS of the same round.
-#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] fairdeckd [fairdeckd...]
+#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-a 'serve args'] fairdeckd [fairdeckd...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-conns=256 secs=10 rounds=3 tables=8 pgclients=32
-while getopts c:s:r:t:p: o; do
+conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra=""
+while getopts c:s:r:t:p:a: o; do
   case $o in
-    c) conns=$OPTARG ;; s) secs=$OPTARG ;; r) rounds=$OPTARG ;; t) tables=$OPTARG ;; p) pgclients=$OPTARG ;;
+    c) conns=$OPTARG ;; s) secs=$OPTARG ;; r) rounds=$OPTARG ;; t) tables=$OPTARG ;; p) pgclients=$OPTARG ;; a) extra=$OPTARG ;;
     *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] fairdeckd..." >&2; exit 2 ;;
   esac
 done
@@ -98,7 +98,7 @@ run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit"
   local uri="postgresql://127.0.0.1:$pgport/$db?user=postgres"
   token=$("$bin" init --db "$uri" --key-file "$work/$db.key" 2>/dev/null)
   out=$work/out.$db
-  "$bin" serve --db "$uri" --key-file "$work/$db.key" --listen 127.0.0.1:0 --max-connections-per-client "$((conns + 8))" \
+  "$bin" serve --db "$uri" --key-file "$work/$db.key" --listen 127.0.0.1:0 --max-connections-per-client "$((conns + 8))" $extra \
     >"$out" 2>>"$work/err" &
   server=$!
   for _ in $(seq 200); do grep -q listening "$out" && break; sleep 0.05; done
@@ -141,7 +141,7 @@ LUA
 }
 
 echo "PostgreSQL 15 (fsync on, synchronous_commit on) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
-echo "fairdeckd: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms; $(date -u '+%F %H:%M') UTC"
+echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms; $(date -u '+%F %H:%M') UTC"
 echo
 echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | deals per commit | non-2xx | load average |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"

@@ -20,6 +20,14 @@ namespace fairdeck::service::pg_db {
 inline std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
 inline std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 inline std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
+// A string as an SQL literal for statements sent as text ('...' with the connection's escaping;
+// pqxx's quote() trips g++ 12's -Wrestrict).
+inline std::string literal(const pqxx::transaction_base& t, const std::string& v) {
+  std::string out = "'";
+  out += t.esc(v);
+  out += '\'';
+  return out;
+}
 
 // "{a,b,c}": a PostgreSQL array literal of numbers or hex strings.
 template <class T, class F>
@@ -46,14 +54,17 @@ inline void quoted_element(std::string& out, std::string_view v) {
 
 // Creates the log's tables if they are missing (a store from before the log gets them).
 void create_tree_schema(pqxx::transaction_base& t);
-// Prepares the writer's statements below on a new writer connection.
+// Prepares the writer's queries below on a new writer connection.
 void prepare_tree_statements(pqxx::connection& c);
 
 // The writer's tree_storage, inside its open transaction `tx`. `writes` is the writer's
-// backend: its buffered records are flushed before a query reads fairdeck_records.
+// backend: its buffered records are flushed before a query reads fairdeck_records. The
+// writes (insert_nodes, save_head) are appended to `deferred` as SQL text, which the backend
+// sends with its COMMIT (one round trip for every write whose answer nothing reads).
 class tree_statements final : public tree_storage {
  public:
-  tree_statements(std::optional<pqxx::nontransaction>& tx, batch_backend& writes) : tx_(tx), writes_(writes) {}
+  tree_statements(std::optional<pqxx::nontransaction>& tx, batch_backend& writes, std::string& deferred)
+      : tx_(tx), writes_(writes), deferred_(deferred) {}
   std::optional<head> load_head(std::string_view table) override;
   void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override;
   void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override;
@@ -63,6 +74,7 @@ class tree_statements final : public tree_storage {
  private:
   std::optional<pqxx::nontransaction>& tx_;
   batch_backend& writes_;
+  std::string& deferred_;
 };
 
 // Readers (store::tree_head, tree_nodes, cosignatures) and the cosignature write.

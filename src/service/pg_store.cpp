@@ -60,9 +60,6 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("insert",
             "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
             "head_hash, seat_seeds, hands) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING");
-  c.prepare("update",
-            "UPDATE fairdeck_tables SET sealed_seed = $2, commitment = $3, next_nonce = $4, next_seq = $5, "
-            "head_hash = $6, seat_seeds = $7, hands = $8 WHERE id = $1");
   c.prepare("find_key", "SELECT fingerprint, seq FROM fairdeck_idempotency WHERE table_id = $1 AND key = $2");
   c.prepare("store_key",
             "INSERT INTO fairdeck_idempotency(table_id, key, fingerprint, seq, created) VALUES($1, $2, $3, $4, $5)");
@@ -92,7 +89,7 @@ std::optional<table_state> read_table(const pqxx::result& r, std::string_view id
 
 class pg_backend final : public batch_backend, public transaction {
  public:
-  explicit pg_backend(std::string uri) : uri_(std::move(uri)), trees_(tx_, *this) {}
+  explicit pg_backend(std::string uri) : uri_(std::move(uri)), trees_(tx_, *this, deferred_) {}
 
   // Connects when there is no connection. After a failed attempt the next ones wait a
   // growing pause (0.1 s doubling to 1 s): meanwhile batches fail at once as unavailable
@@ -116,16 +113,23 @@ class pg_backend final : public batch_backend, public transaction {
       }
     }
     drop_pending();
+    drop_deferred();
     tx_.emplace(*conn_);
     tx_->exec0("BEGIN");
   }
   // A connection lost during COMMIT leaves the outcome unknown: the batch must not be run
   // again (it may have committed), so this is not retryable; its writes answer 503 and a
   // client's retry with the same Idempotency-Key finds the deal if it was stored.
+  // The writes whose answers nothing reads (the tables' rows, the tree's nodes and head) go
+  // with COMMIT as one multi-statement query: one round trip. A failure in it aborts the
+  // transaction before COMMIT runs (the batch fails as a whole, as a failed COMMIT would).
   void commit() override {
     flush_writes();  // normally done already by the committer
+    std::string sql;
+    sql.swap(deferred_);
+    sql += "COMMIT";
     try {
-      tx_->exec0("COMMIT");
+      tx_->exec0(sql);
     } catch (const pqxx::broken_connection& e) {
       tx_.reset();
       conn_.reset();
@@ -137,6 +141,7 @@ class pg_backend final : public batch_backend, public transaction {
   // demoted to a standby (read-only), and the next batch must find the primary again.
   void rollback() noexcept override {
     drop_pending();
+    drop_deferred();
     try {
       if (tx_) tx_->exec0("ROLLBACK");
     } catch (...) {
@@ -167,9 +172,15 @@ class pg_backend final : public batch_backend, public transaction {
                                       nlohmann::json(t.seat_seeds).dump(), hand_state_text(t));
     if (r.affected_rows() == 0) throw table_exists(t.id);
   }
+  // Called once per table at the end of a batch (batch_tx::write_back): deferred, sent with
+  // the tree's writes and COMMIT in one round trip (commit()).
   void update(const table_state& t) override {
-    tx_->exec_prepared("update", t.id, t.sealed_seed, t.commitment, as_db(t.next_nonce), as_db(t.next_seq), t.head_hash,
-                       nlohmann::json(t.seat_seeds).dump(), hand_state_text(t));
+    const auto& x = *tx_;
+    deferred_ += fmt::format(
+        "UPDATE fairdeck_tables SET sealed_seed = {}, commitment = {}, next_nonce = {}, next_seq = {}, head_hash = {}, "
+        "seat_seeds = {}, hands = {} WHERE id = {};\n",
+        literal(x, t.sealed_seed), literal(x, t.commitment), as_db(t.next_nonce), as_db(t.next_seq), literal(x, t.head_hash),
+        literal(x, nlohmann::json(t.seat_seeds).dump()), literal(x, hand_state_text(t)), literal(x, t.id));
   }
   // Records are buffered and sent by flush_writes (the committer calls it after the batch's
   // writes; reads of records and COMMIT flush first), so a batch of n deals costs one INSERT
@@ -213,10 +224,13 @@ class pg_backend final : public batch_backend, public transaction {
     for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
     pending_ = 0;
   }
+  void drop_deferred() noexcept { deferred_.clear(); }
   std::string uri_;
   // The buffered records as five array literals (table ids, seqs, nonces, bodies, hashes).
   std::string tables_arr_, seqs_arr_, nonces_arr_, bodies_arr_, hashes_arr_;
   std::size_t pending_ = 0;
+  // SQL sent with COMMIT (update, and the tree's insert_nodes and save_head): ";\n"-terminated.
+  std::string deferred_;
   std::unique_ptr<pqxx::connection> conn_;
   std::optional<pqxx::nontransaction> tx_;
   tree_statements trees_;

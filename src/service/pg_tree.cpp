@@ -25,14 +25,6 @@ void create_tree_schema(pqxx::transaction_base& t) { t.exec(tree_schema_sql); }
 
 void prepare_tree_statements(pqxx::connection& c) {
   c.prepare("head_load", "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1 FOR UPDATE");
-  c.prepare("head_save",
-            "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES($1, $2, $3, $4) "
-            "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
-            "checkpoint = excluded.checkpoint");
-  // One statement per batch and table: the nodes as three arrays (hashes in hex).
-  c.prepare("nodes_insert",
-            "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT $1, l, i, decode(h, 'hex') "
-            "FROM unnest($2::int[], $3::bigint[], $4::text[]) AS n(l, i, h) ON CONFLICT DO NOTHING");
   c.prepare("record_hashes", "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
 }
 
@@ -43,16 +35,24 @@ std::optional<tree_storage::head> tree_statements::load_head(std::string_view ta
 }
 
 void tree_statements::save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) {
-  tx_->exec_prepared("head_save", std::string(table), as_db(tree.size()), tree.to_text(), std::string(checkpoint));
+  const auto& x = *tx_;
+  deferred_ += fmt::format(
+      "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES({}, {}, {}, {}) "
+      "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
+      "checkpoint = excluded.checkpoint;\n",
+      literal(x, std::string(table)), as_db(tree.size()), literal(x, tree.to_text()), literal(x, std::string(checkpoint)));
 }
 
 void tree_statements::insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) {
   if (nodes.empty()) return;
   using row = std::pair<node_ref, tlog::hash>;
-  tx_->exec_prepared("nodes_insert", std::string(table),
-                     array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); }),
-                     array_literal(nodes, [](const row& n) { return std::to_string(n.first.second); }),
-                     array_literal(nodes, [](const row& n) { return tlog::to_hex(n.second); }));
+  const auto& x = *tx_;
+  deferred_ += fmt::format(
+      "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT {}, l, i, decode(h, 'hex') "
+      "FROM unnest({}::int[], {}::bigint[], {}::text[]) AS n(l, i, h) ON CONFLICT DO NOTHING;\n",
+      literal(x, std::string(table)), literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); })),
+      literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.second); })),
+      literal(x, array_literal(nodes, [](const row& n) { return tlog::to_hex(n.second); })));
 }
 
 std::vector<std::string> tree_statements::record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) {
