@@ -246,6 +246,9 @@ void group_committer::run_batch(std::vector<item>& batch) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return table_of(batch[a].req) < table_of(batch[b].req); });
+  std::vector<std::string> tables;  // distinct, ascending: what the backend may prefetch
+  for (const std::size_t i : order)
+    if (const auto& t = table_of(batch[i].req); !t.empty() && (tables.empty() || tables.back() != t)) tables.push_back(t);
   std::vector<write_result> results(batch.size());
   std::string error;
   const bool deferred = backend_->deferred_sync();
@@ -271,6 +274,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
     try {
       backend_->begin();
       if (log) log->begin();
+      backend_->prefetch(tables, log.has_value());
       batch_tx tx(backend_->tx(), log ? &*log : nullptr, trees);
       for (const std::size_t i : order) {
         if (isolate) backend_->savepoint();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -65,6 +66,10 @@ class tree_statements final : public tree_storage {
  public:
   tree_statements(std::optional<pqxx::nontransaction>& tx, batch_backend& writes, std::string& deferred)
       : tx_(tx), writes_(writes), deferred_(deferred) {}
+  // Locks and reads the heads of `tables` (ascending; `ids`: the same as an array literal) in
+  // one round trip; load_head answers them from here until forget() (a new transaction).
+  void prefetch(std::span<const std::string> tables, const std::string& ids);
+  void forget() noexcept { prefetched_.clear(); }
   std::optional<head> load_head(std::string_view table) override;
   void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override;
   void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override;
@@ -75,6 +80,7 @@ class tree_statements final : public tree_storage {
   std::optional<pqxx::nontransaction>& tx_;
   batch_backend& writes_;
   std::string& deferred_;
+  std::map<std::string, std::optional<head>, std::less<>> prefetched_;
 };
 
 // Readers (store::tree_head, tree_nodes, cosignatures) and the cosignature write.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -57,6 +58,10 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("load",
             "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands "
             "FROM fairdeck_tables WHERE id = $1 FOR UPDATE");
+  // A batch's tables in one round trip, locked in id order (bytewise, as the committer sorts them).
+  c.prepare("load_many",
+            "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands, id "
+            "FROM fairdeck_tables WHERE id = ANY($1::text[]) ORDER BY id COLLATE \"C\" FOR UPDATE");
   c.prepare("insert",
             "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
             "head_hash, seat_seeds, hands) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING");
@@ -70,9 +75,8 @@ void prepare_all(pqxx::connection& c) {
             "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[])");
 }
 
-std::optional<table_state> read_table(const pqxx::result& r, std::string_view id) {
-  if (r.empty()) return std::nullopt;
-  const auto row = r[0];
+// Columns 0..9 of `row`: the table's state as "load" selects it.
+table_state read_table_row(const pqxx::row& row, std::string_view id) {
   table_state t;
   t.id = std::string(id);
   t.seats = row[0].as<unsigned>();
@@ -85,6 +89,11 @@ std::optional<table_state> read_table(const pqxx::result& r, std::string_view id
   t.seat_seeds = nlohmann::json::parse(row[8].as<std::string>()).get<std::vector<std::string>>();
   read_hand_state(t, row[9].as<std::string>());
   return t;
+}
+
+std::optional<table_state> read_table(const pqxx::result& r, std::string_view id) {
+  if (r.empty()) return std::nullopt;
+  return read_table_row(r[0], id);
 }
 
 class pg_backend final : public batch_backend, public transaction {
@@ -114,6 +123,8 @@ class pg_backend final : public batch_backend, public transaction {
     }
     drop_pending();
     drop_deferred();
+    prefetched_.clear();
+    trees_.forget();
     tx_.emplace(*conn_);
     tx_->exec0("BEGIN");
   }
@@ -142,6 +153,8 @@ class pg_backend final : public batch_backend, public transaction {
   void rollback() noexcept override {
     drop_pending();
     drop_deferred();
+    prefetched_.clear();
+    trees_.forget();
     try {
       if (tx_) tx_->exec0("ROLLBACK");
     } catch (...) {
@@ -163,7 +176,25 @@ class pg_backend final : public batch_backend, public transaction {
   tree_storage* trees() noexcept override { return &trees_; }
 
   std::optional<table_state> load(std::string_view id) override {
+    if (const auto it = prefetched_.find(id); it != prefetched_.end()) return it->second;
     return read_table(tx_->exec_prepared("load", std::string(id)), id);
+  }
+  // The batch's table rows (locked FOR UPDATE) and tree heads: two round trips for the batch
+  // instead of two per table. Absent rows are remembered as absent.
+  void prefetch(std::span<const std::string> tables, bool trees) override {
+    if (tables.empty()) return;
+    std::string ids = "{";
+    for (const auto& t : tables) {
+      if (ids.size() > 1) ids += ',';
+      quoted_element(ids, t);
+    }
+    ids += '}';
+    for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
+    for (const auto& row : tx_->exec_prepared("load_many", ids)) {
+      const auto id = row[10].as<std::string>();
+      prefetched_[id] = read_table_row(row, id);
+    }
+    if (trees) trees_.prefetch(tables, ids);
   }
 
   void insert(const table_state& t) override {
@@ -231,6 +262,7 @@ class pg_backend final : public batch_backend, public transaction {
   std::size_t pending_ = 0;
   // SQL sent with COMMIT (update, and the tree's insert_nodes and save_head): ";\n"-terminated.
   std::string deferred_;
+  std::map<std::string, std::optional<table_state>, std::less<>> prefetched_;  // this transaction's
   std::unique_ptr<pqxx::connection> conn_;
   std::optional<pqxx::nontransaction> tx_;
   tree_statements trees_;

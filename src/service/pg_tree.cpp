@@ -25,10 +25,20 @@ void create_tree_schema(pqxx::transaction_base& t) { t.exec(tree_schema_sql); }
 
 void prepare_tree_statements(pqxx::connection& c) {
   c.prepare("head_load", "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1 FOR UPDATE");
+  c.prepare("head_load_many",
+            "SELECT frontier, checkpoint, table_id FROM fairdeck_tree_heads WHERE table_id = ANY($1::text[]) "
+            "ORDER BY table_id COLLATE \"C\" FOR UPDATE");
   c.prepare("record_hashes", "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
 }
 
+void tree_statements::prefetch(std::span<const std::string> tables, const std::string& ids) {
+  for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
+  for (const auto& row : tx_->exec_prepared("head_load_many", ids))
+    prefetched_[row[2].as<std::string>()] = head{tlog::frontier::from_text(row[0].as<std::string>()), row[1].as<std::string>()};
+}
+
 std::optional<tree_storage::head> tree_statements::load_head(std::string_view table) {
+  if (const auto it = prefetched_.find(table); it != prefetched_.end()) return it->second;
   const auto r = tx_->exec_prepared("head_load", std::string(table));
   if (r.empty()) return std::nullopt;
   return head{tlog::frontier::from_text(r[0][0].as<std::string>()), r[0][1].as<std::string>()};
