@@ -82,14 +82,33 @@ while True:
     time.sleep(max(0.0, nxt - time.monotonic()))
 PY
 
+# CPU ticks (1/CLK_TCK s) used by the cluster so far: the postmaster with its reaped children
+# (backends that exited) plus every live child. Robust under load, unlike rates.
+pg_ticks() {
+  local pm t=0 f g c
+  pm=$(head -1 "$work/pg/data/postmaster.pid")
+  read -r -a f < <(sed 's/.*) //' "/proc/$pm/stat")
+  t=$((f[11] + f[12] + f[13] + f[14]))
+  for c in $(pgrep -P "$pm"); do
+    read -r -a g < <(sed 's/.*) //' "/proc/$c/stat" 2>/dev/null) && t=$((t + g[11] + g[12]))
+  done
+  echo "$t"
+}
+proc_ticks() { local f; read -r -a f < <(sed 's/.*) //' "/proc/$1/stat"); echo $((f[11] + f[12])); }
+tick_us=$((1000000 / $(getconf CLK_TCK)))
+per() { awk -v t="$1" -v n="$2" -v u="$tick_us" 'BEGIN {printf "%.0f", (n > 0 ? t * u / n : 0)}'; }
+
 ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if (u ~ /[0-9]s$/ && u !~ /ms$/) v *= 1000; printf "%.1f", v}'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-run_pgbench() {  # → "tps"
+run_pgbench() {  # → "tps pg_cpu_us_per_insert"
   psql -d pgb -c "TRUNCATE ins" >/dev/null
-  local out
+  local out t0 t1 n
+  t0=$(pg_ticks)
   out=$(pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$pgclients" -j 2 -T "$secs" -f "$work/insert.sql" pgb 2>&1)
-  awk '/^tps/ {print $3; exit}' <<<"$out"
+  t1=$(pg_ticks)
+  n=$(awk '/number of transactions actually processed/ {print $NF; exit}' <<<"$out")
+  echo "$(awk '/^tps/ {print $3; exit}' <<<"$out") $(per $((t1 - t0)) "$n")"
 }
 
 run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit"
@@ -120,11 +139,14 @@ LUA
   m0=$(curl -sf "http://$addr/metrics")
   b0=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m0")
   w0=$(awk '$1 == "fairdeck_store_writes_total" {print $2}' <<<"$m0")
+  local pt0 ft0 pt1 ft1
+  pt0=$(pg_ticks); ft0=$(proc_ticks "$server")
   python3 "$work/probe.py" "$addr" >"$work/probe.out" &
   local probe=$!
   local wout
   wout=$(wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$work/deal.lua" "http://$addr/")
   kill -TERM "$probe"; wait "$probe" || true
+  pt1=$(pg_ticks); ft1=$(proc_ticks "$server")
   local m1 b1 w1
   m1=$(curl -sf "http://$addr/metrics")
   b1=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m1")
@@ -137,23 +159,23 @@ LUA
   p99=$(ms "$(awk '$1 == "99%" {print $2}' <<<"$wout")")
   bad=$(awk '/Non-2xx/ {print $5}' <<<"$wout")
   read -r hp50 hp99 hmax hn hbad <"$work/probe.out"
-  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad"
+  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0)))"
 }
 
 echo "PostgreSQL 15 (fsync on, synchronous_commit on) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
 echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms; $(date -u '+%F %H:%M') UTC"
 echo
-echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | deals per commit | non-2xx | load average |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | load average |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 declare -A ratios
 for ((r = 1; r <= rounds; r++)); do
   l=$(load)
-  tps=$(run_pgbench)
-  echo "| $r | pgbench INSERT | $tps | | | | | 1 | | $l |"
+  read -r tps pgus < <(run_pgbench)
+  echo "| $r | pgbench INSERT | $tps | | | | | 1 | $pgus | | | $l |"
   for ((k = 0; k < ${#bins[@]}; k++)); do
     l=$(load)
-    read -r rate p50 p99 hp50 hp99 per bad hbad < <(run_fairdeckd "${bins[$k]}" "$r")
-    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $per | $((bad + hbad)) | $l |"
+    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc < <(run_fairdeckd "${bins[$k]}" "$r")
+    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $pc | $pgc | $fdc | $((bad + hbad)) | $l |"
     ratios[$k]+="$(awk -v a="$rate" -v b="$tps" 'BEGIN {printf "%.3f", a / b}') "
   done
 done
