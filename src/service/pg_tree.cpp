@@ -63,6 +63,12 @@ void tree_statements::insert_nodes(std::string_view table, std::span<const std::
       literal(x, std::string(table)), literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); })),
       literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.second); })),
       literal(x, array_literal(nodes, [](const row& n) { return tlog::to_hex(n.second); })));
+  // Building a whole tree (build_missing_trees, 65,536 leaves a call) must not hold it all as
+  // text until COMMIT: past 4 MB the deferred statements go now, inside the same transaction.
+  if (deferred_.size() > (std::size_t{1} << 22)) {
+    tx_->exec0(deferred_);
+    deferred_.clear();
+  }
 }
 
 std::vector<std::string> tree_statements::record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) {
