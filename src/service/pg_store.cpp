@@ -4,6 +4,10 @@
 // one's commit and then reads the advanced nonce (READ COMMITTED re-reads a locked row).
 // UNIQUE(table_id, nonce) makes a reused nonce impossible even if that logic were wrong.
 // Deadlocks between batches that lock tables in different orders are retried as a whole.
+// Round trips: a batch costs 5 whatever its size and number of tables (docs/service.md,
+// "PostgreSQL: where a deal's time goes"): BEGIN; its tables' rows and tree heads, each in
+// one SELECT ... FOR UPDATE (prefetch); its records in one INSERT (flush_writes); the writes
+// nothing reads (table rows, tree nodes and heads) sent with COMMIT as one query.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
