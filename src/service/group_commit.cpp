@@ -246,6 +246,9 @@ void group_committer::run_batch(std::vector<item>& batch) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return table_of(batch[a].req) < table_of(batch[b].req); });
+  std::vector<std::string> tables;  // distinct, ascending: what the backend may prefetch
+  for (const std::size_t i : order)
+    if (const auto& t = table_of(batch[i].req); !t.empty() && (tables.empty() || tables.back() != t)) tables.push_back(t);
   std::vector<write_result> results(batch.size());
   std::string error;
   const bool deferred = backend_->deferred_sync();
@@ -271,11 +274,13 @@ void group_committer::run_batch(std::vector<item>& batch) {
     try {
       backend_->begin();
       if (log) log->begin();
+      backend_->prefetch(tables, log.has_value());
       batch_tx tx(backend_->tx(), log ? &*log : nullptr, trees);
       for (const std::size_t i : order) {
         if (isolate) backend_->savepoint();
         try {
           results[i] = apply(batch[i].req, tx, key_);
+          if (isolate) backend_->flush_writes();  // inside the savepoint: a failing row is this write's
         } catch (const std::exception& e) {
           if (backend_->retryable(e)) throw;  // the transaction is doomed: retry the batch
           if (!isolate) throw write_failed();
@@ -287,6 +292,12 @@ void group_committer::run_batch(std::vector<item>& batch) {
         }
         tx.keep();
         if (isolate) backend_->release();
+      }
+      try {
+        backend_->flush_writes();  // the rows buffered by the writes above (one round trip)
+      } catch (const std::exception& e) {
+        if (backend_->retryable(e) || isolate) throw;
+        throw write_failed();  // a row was refused: rerun with a savepoint per write to find whose
       }
       tx.write_back();
       if (log) trees_after = log->finish(*trees);  // one signed checkpoint per table, in this transaction

@@ -23,9 +23,12 @@
 #include <sqlite3.h>
 
 #include "fairdeck/service/store.hpp"
+#include "sqlite_db.hpp"
 
 namespace fairdeck::service {
 namespace {
+
+using namespace sqlite_db;
 
 constexpr const char* schema_sql = R"sql(
 CREATE TABLE fairdeck_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,112 +43,6 @@ CREATE UNIQUE INDEX fairdeck_records_nonce ON fairdeck_records(table_id, nonce) 
 CREATE TABLE fairdeck_tokens(hash TEXT PRIMARY KEY, created TEXT NOT NULL);
 )sql";
 
-// The transparency log (log_tree.hpp), added to older stores when they are opened.
-constexpr const char* tree_schema_sql = R"sql(
-CREATE TABLE IF NOT EXISTS fairdeck_tree_heads(table_id TEXT PRIMARY KEY, size INTEGER NOT NULL, frontier TEXT NOT NULL,
-  checkpoint TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS fairdeck_tree_nodes(table_id TEXT NOT NULL, level INTEGER NOT NULL, idx INTEGER NOT NULL,
-  hash BLOB NOT NULL, PRIMARY KEY(table_id, level, idx)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS fairdeck_cosignatures(table_id TEXT NOT NULL, size INTEGER NOT NULL, root TEXT NOT NULL,
-  witness TEXT NOT NULL, line TEXT NOT NULL, PRIMARY KEY(table_id, size, root, witness)) WITHOUT ROWID;
-)sql";
-
-[[noreturn]] void fail(sqlite3* db, std::string_view what) {
-  throw store_unavailable(fmt::format("sqlite {}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
-}
-
-struct connection {
-  sqlite3* db = nullptr;
-  explicit connection(const std::string& path, bool create) {
-    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-      std::string msg = fmt::format("cannot open {}: {}", path, db ? sqlite3_errmsg(db) : "out of memory");
-      sqlite3_close(db);
-      throw store_unavailable(msg);
-    }
-    sqlite3_busy_timeout(db, 5000);
-    try {  // a throwing constructor runs no destructor: close here (e.g. EMFILE opening the WAL)
-      exec("PRAGMA journal_mode=WAL");
-      exec("PRAGMA synchronous=FULL");
-    } catch (...) {
-      sqlite3_close_v2(db);
-      throw;
-    }
-  }
-  connection(const connection&) = delete;
-  connection& operator=(const connection&) = delete;
-  ~connection() { sqlite3_close_v2(db); }
-  void exec(const char* sql) {
-    if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail(db, sql);
-  }
-};
-
-// A prepared statement, reset after each use.
-class statement {
- public:
-  statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st_, nullptr) != SQLITE_OK) fail(db, "prepare");
-  }
-  statement(const statement&) = delete;
-  statement& operator=(const statement&) = delete;
-  ~statement() { sqlite3_finalize(st_); }
-  statement& bind(int i, std::string_view v) {
-    check(sqlite3_bind_text(st_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  statement& bind(int i, std::int64_t v) {
-    check(sqlite3_bind_int64(st_, i, v));
-    return *this;
-  }
-  statement& bind(int i, const tlog::hash& h) {
-    check(sqlite3_bind_blob(st_, i, h.data(), static_cast<int>(h.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  [[nodiscard]] std::optional<tlog::hash> blob(int col) const {
-    tlog::hash h{};
-    if (sqlite3_column_bytes(st_, col) != static_cast<int>(h.size())) return std::nullopt;
-    std::memcpy(h.data(), sqlite3_column_blob(st_, col), h.size());
-    return h;
-  }
-  statement& bind_null(int i) {
-    check(sqlite3_bind_null(st_, i));
-    return *this;
-  }
-  // true while a row is available
-  bool step() {
-    const int rc = sqlite3_step(st_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    last_rc_ = sqlite3_extended_errcode(db_);
-    fail(db_, "step");
-  }
-  void reset() {
-    sqlite3_reset(st_);
-    sqlite3_clear_bindings(st_);
-  }
-  [[nodiscard]] std::string text(int col) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
-    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(st_, col))) : std::string();
-  }
-  [[nodiscard]] std::int64_t integer(int col) const { return sqlite3_column_int64(st_, col); }
-  [[nodiscard]] bool is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
-
- private:
-  void check(int rc) {
-    if (rc != SQLITE_OK) fail(db_, "bind");
-  }
-  sqlite3* db_;
-  sqlite3_stmt* st_ = nullptr;
-  int last_rc_ = 0;
-};
-
-struct resetter {
-  statement& s;
-  ~resetter() { s.reset(); }
-};
-
-std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }  // two's complement, lossless
-std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 
 std::string seeds_json(const std::vector<std::string>& seeds) { return nlohmann::json(seeds).dump(); }
 std::vector<std::string> seeds_from_json(const std::string& text) {
@@ -179,7 +76,7 @@ constexpr const char* idempotency_sql =
     "CREATE TABLE IF NOT EXISTS fairdeck_idempotency(table_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, "
     "seq INTEGER NOT NULL, created TEXT NOT NULL, PRIMARY KEY(table_id, key))";
 
-class sqlite_backend final : public batch_backend, public transaction, public tree_storage {
+class sqlite_backend final : public batch_backend, public transaction {
  public:
   explicit sqlite_backend(const std::string& path)
       : wal_path_(path + "-wal"),
@@ -197,14 +94,7 @@ class sqlite_backend final : public batch_backend, public transaction, public tr
                 "UPDATE fairdeck_tables SET sealed_seed = ?2, commitment = ?3, next_nonce = ?4, next_seq = ?5, "
                 "head_hash = ?6, seat_seeds = ?7, hands = ?8 WHERE id = ?1"),
         append_(conn_.db, "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) VALUES(?1, ?2, ?3, ?4, ?5)"),
-        head_load_(conn_.db, "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = ?1"),
-        head_save_(conn_.db,
-                   "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES(?1, ?2, ?3, ?4) "
-                   "ON CONFLICT(table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
-                   "checkpoint = excluded.checkpoint"),
-        node_insert_(conn_.db, "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) VALUES(?1, ?2, ?3, ?4)"),
-        record_hashes_(conn_.db,
-                       "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq"),
+        trees_(conn_.db),
         idem_schema_(conn_, idempotency_sql),
         find_key_(conn_.db, "SELECT fingerprint, seq FROM fairdeck_idempotency WHERE table_id = ?1 AND key = ?2"),
         store_key_(conn_.db, "INSERT INTO fairdeck_idempotency(table_id, key, fingerprint, seq, created) VALUES(?1, ?2, ?3, ?4, ?5)"),
@@ -261,7 +151,7 @@ class sqlite_backend final : public batch_backend, public transaction, public tr
     run(release_);
   }
   transaction& tx() override { return *this; }
-  tree_storage* trees() noexcept override { return this; }
+  tree_storage* trees() noexcept override { return &trees_; }
 
   std::optional<table_state> load(std::string_view id) override { return read_table(load_, id); }
   void insert(const table_state& t) override {
@@ -306,41 +196,6 @@ class sqlite_backend final : public batch_backend, public transaction, public tr
     return record_from_canonical(record_at_.text(0), record_at_.text(1));
   }
 
-  // ---- tree_storage ----
-  std::optional<head> load_head(std::string_view table) override {
-    resetter r{head_load_};
-    head_load_.bind(1, table);
-    if (!head_load_.step()) return std::nullopt;
-    return head{tlog::frontier::from_text(head_load_.text(0)), head_load_.text(1)};
-  }
-  void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override {
-    resetter r{head_save_};
-    head_save_.bind(1, table).bind(2, as_db(tree.size())).bind(3, tree.to_text()).bind(4, checkpoint);
-    head_save_.step();
-  }
-  void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override {
-    for (const auto& [ref, h] : nodes) {
-      resetter r{node_insert_};
-      node_insert_.bind(1, table).bind(2, std::int64_t{ref.first}).bind(3, as_db(ref.second)).bind(4, h);
-      node_insert_.step();
-    }
-  }
-  std::vector<std::string> record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) override {
-    resetter r{record_hashes_};
-    record_hashes_.bind(1, table).bind(2, as_db(from)).bind(3, as_db(to));
-    std::vector<std::string> out;
-    while (record_hashes_.step()) out.push_back(record_hashes_.text(0));
-    return out;
-  }
-  std::vector<std::pair<std::string, std::uint64_t>> tables_behind() override {
-    statement st(conn_.db,
-                 "SELECT t.id, t.next_seq FROM fairdeck_tables t LEFT JOIN fairdeck_tree_heads h ON h.table_id = t.id "
-                 "WHERE h.size IS NULL OR h.size <> t.next_seq ORDER BY t.id");
-    std::vector<std::pair<std::string, std::uint64_t>> out;
-    while (st.step()) out.emplace_back(st.text(0), from_db(st.integer(1)));
-    return out;
-  }
-
  private:
   static void run(statement& s) {
     resetter r{s};
@@ -352,7 +207,7 @@ class sqlite_backend final : public batch_backend, public transaction, public tr
   dev_t wal_dev_ = 0;
   connection conn_;
   statement begin_, commit_, savepoint_, release_, rollback_to_, load_, insert_, update_, append_;
-  statement head_load_, head_save_, node_insert_, record_hashes_;
+  tree_statements trees_;
   struct schema_step {  // the idempotency table, added to stores created before it
     schema_step(connection& c, const char* sql) { c.exec(sql); }
   } idem_schema_;
@@ -367,7 +222,7 @@ class sqlite_store final : public store {
       statement s(c.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'");
       if (!s.step() || s.text(0) != "1") throw std::runtime_error(fmt::format("{} is not a fairdeckd store", path_));
       s.reset();
-      c.exec(tree_schema_sql);  // a store from before the log gets its tables
+      create_tree_schema(c);  // a store from before the log gets its tables
     }
     add_hands_column();
     if (key) {
@@ -493,61 +348,23 @@ class sqlite_store final : public store {
     std::optional<log_head> out;
     {
       auto r = reader();
-      statement s(r->db, "SELECT size, checkpoint FROM fairdeck_tree_heads WHERE table_id = ?1");
-      s.bind(1, table);
-      if (s.step()) {
-        out = log_head{from_db(s.integer(0)), s.text(1)};
-      } else {
-        statement exists(r->db, "SELECT 1 FROM fairdeck_tables WHERE id = ?1");
-        exists.bind(1, table);
-        if (exists.step()) out = log_head{};
-      }
+      out = read_tree_head(r->db, table);
     }
     if (committer_) committer_->await_durable();  // only what a power loss cannot take back
     return out;
   }
-
   std::vector<tlog::hash> tree_nodes(std::string_view table, std::span<const node_ref> refs) override {
     auto r = reader();
-    statement leaf(r->db, "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq = ?2");
-    statement node(r->db, "SELECT hash FROM fairdeck_tree_nodes WHERE table_id = ?1 AND level = ?2 AND idx = ?3");
-    std::vector<tlog::hash> out;
-    out.reserve(refs.size());
-    for (const auto& [level, index] : refs) {
-      std::optional<tlog::hash> h;
-      if (level == 0) {
-        resetter rs{leaf};
-        leaf.bind(1, table).bind(2, as_db(index));
-        if (leaf.step()) h = record_leaf(leaf.text(0));
-      } else {
-        resetter rs{node};
-        node.bind(1, table).bind(2, std::int64_t{level}).bind(3, as_db(index));
-        if (node.step()) h = node.blob(0);
-      }
-      if (!h) throw store_unavailable(fmt::format("the tree of table '{}' lacks node ({}, {})", table, level, index));
-      out.push_back(*h);
-    }
-    return out;
+    return read_tree_nodes(r->db, table, refs);
   }
-
   void add_cosignature(std::string_view table, std::uint64_t size, const tlog::hash& root, std::string_view witness,
                        std::string_view line) override {
     connection c(path_, false);  // synchronous=FULL: durable when it returns
-    statement s(c.db,
-                "INSERT INTO fairdeck_cosignatures(table_id, size, root, witness, line) VALUES(?1, ?2, ?3, ?4, ?5) "
-                "ON CONFLICT(table_id, size, root, witness) DO UPDATE SET line = excluded.line");
-    s.bind(1, table).bind(2, as_db(size)).bind(3, tlog::to_hex(root)).bind(4, witness).bind(5, line);
-    s.step();
+    write_cosignature(c.db, table, size, root, witness, line);
   }
-
   std::vector<std::string> cosignatures(std::string_view table, std::uint64_t size, const tlog::hash& root) override {
     auto r = reader();
-    statement s(r->db,
-                "SELECT line FROM fairdeck_cosignatures WHERE table_id = ?1 AND size = ?2 AND root = ?3 ORDER BY witness");
-    s.bind(1, table).bind(2, as_db(size)).bind(3, tlog::to_hex(root));
-    std::vector<std::string> out;
-    while (s.step()) out.push_back(s.text(0));
-    return out;
+    return read_cosignatures(r->db, table, size, root);
   }
 
   void start_log(std::shared_ptr<const tlog::note_signer> signer) override {
@@ -557,7 +374,7 @@ class sqlite_store final : public store {
       sqlite_backend b(path_);  // the committer is idle: this connection takes the write lock
       b.begin();
       try {
-        build_missing_trees(b, *signer);
+        build_missing_trees(*b.trees(), *signer);
         b.commit();
       } catch (...) {
         b.rollback();
@@ -648,7 +465,7 @@ void create_sqlite_store(const store_options& o, std::string_view key_check) {
   connection c(o.db, true);
   c.exec("BEGIN IMMEDIATE");
   c.exec(schema_sql);
-  c.exec(tree_schema_sql);
+  create_tree_schema(c);
   {
     statement s(c.db, "INSERT INTO fairdeck_meta(key, value) VALUES('key_check', ?1)");
     s.bind(1, key_check);

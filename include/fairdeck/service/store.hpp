@@ -27,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -66,6 +67,15 @@ class batch_backend {
   // May this failure go away if the whole batch is retried (deadlock, serialization)?
   [[nodiscard]] virtual bool retryable(const std::exception&) const noexcept { return false; }
   virtual transaction& tx() = 0;
+  // Sends the writes a backend buffered (PostgreSQL: the batch's record rows as one INSERT
+  // instead of one round trip each). The committer calls it after the batch's writes (and,
+  // when each write has its savepoint, after each write), so a failing row is still one
+  // write's error; a backend also flushes before it reads what it buffered, and before COMMIT.
+  virtual void flush_writes() {}
+  // Called after begin() with the batch's table ids (ascending, distinct): a backend may lock
+  // and read their rows (and, with `trees`, their tree heads) in one round trip, in that
+  // order, and answer load()/load_head() for them from what it read.
+  virtual void prefetch(std::span<const std::string> /*tables*/, bool /*trees*/) {}
   // The transparency log's tables on this connection (log_tree.hpp); nullptr: none.
   virtual tree_storage* trees() noexcept { return nullptr; }
   // Deferred durability (group commit, pipelined): commit() makes a batch visible but not

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# fairdeckd on PostgreSQL against pgbench on the same cluster, in one run (docs/service.md,
+# "PostgreSQL"; issue #35 item 3): a PostgreSQL 15 of its own (initdb in a temp dir, TCP on
+# loopback, the defaults: fsync on, synchronous_commit on), then for R rounds, alternating:
+#   pgbench  — single-row INSERT of a record-sized row (~700 bytes), C clients, autocommit;
+#   each fairdeckd binary given — durable deals on T tables (wrk, N connections, each request
+#     picks a table at random) while a probe asks GET /healthz 100 times a second on its own
+#     keep-alive connection (its p99 is the "/healthz while deals run at full rate" figure).
+# Prints one row per measurement (rate, p50, p99, deals per commit, load average) and per
+# binary the median over rounds of deals/s ÷ the pgbench TPS of the same round.
+#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-a 'serve args'] fairdeckd [fairdeckd...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra=""
+while getopts c:s:r:t:p:a: o; do
+  case $o in
+    c) conns=$OPTARG ;; s) secs=$OPTARG ;; r) rounds=$OPTARG ;; t) tables=$OPTARG ;; p) pgclients=$OPTARG ;; a) extra=$OPTARG ;;
+    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] fairdeckd..." >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+bins=()
+for b in "${@:-build/release/fairdeckd}"; do
+  [[ -x $b ]] || { echo "pg_bench: $b not built" >&2; exit 2; }
+  bins+=("$(realpath "$b")")
+done
+pgbin=/usr/lib/postgresql/15/bin
+for t in wrk pgbench python3 curl; do
+  command -v $t >/dev/null || { echo "pg_bench: $t is not installed (scripts/setup.sh --with-ci-tools)" >&2; exit 2; }
+done
+[[ -x $pgbin/initdb ]] || { echo "pg_bench: PostgreSQL 15 is not installed" >&2; exit 2; }
+
+work=$(mktemp -d)
+chmod 755 "$work"
+server=""
+as_pg=()
+[[ $(id -u) == 0 ]] && as_pg=(runuser -u postgres --)
+cleanup() {
+  [[ -n $server ]] && kill "$server" 2>/dev/null
+  wait 2>/dev/null || true
+  [[ -d $work/pg/data ]] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/pg"; [[ $(id -u) == 0 ]] && chown postgres: "$work/pg"
+"${as_pg[@]}" "$pgbin/initdb" -D "$work/pg/data" --auth=trust -U postgres >/dev/null
+pgport=${FAIRDECK_PG_BENCH_PORT:-46450}
+"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -o "-p $pgport -c listen_addresses=127.0.0.1 -c max_connections=200 -k $work/pg" \
+  -l "$work/pg/log" -w start >/dev/null || { tail -5 "$work/pg/log" >&2; exit 1; }
+psql() { command psql -q -X -h 127.0.0.1 -p "$pgport" -U postgres "$@"; }
+psql -c "CREATE DATABASE pgb" postgres
+psql -d pgb -c "CREATE TABLE ins(table_id TEXT NOT NULL, seq BIGSERIAL PRIMARY KEY, body TEXT NOT NULL, hash TEXT NOT NULL)"
+# A row like a deal's record: table id, seq, ~600-byte canonical body, 64-hex hash.
+echo "INSERT INTO ins(table_id, body, hash) VALUES ('bench', repeat('x', 600), md5(random()::text) || md5(random()::text));" \
+  >"$work/insert.sql"
+
+cat >"$work/probe.py" <<'PY'
+# GET /healthz every 10 ms on one keep-alive connection until killed; prints p50 p99 max (ms).
+import http.client, signal, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+lat, bad = [], 0
+def done(*_):
+    lat.sort()
+    q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
+    print(f"{q(0.5):.2f} {q(0.99):.2f} {lat[-1] if lat else float('nan'):.2f} {len(lat)} {bad}")
+    sys.exit(0)
+signal.signal(signal.SIGTERM, done)
+c = http.client.HTTPConnection(host, int(port), timeout=10)
+nxt = time.monotonic()
+while True:
+    t0 = time.monotonic()
+    try:
+        c.request("GET", "/healthz")
+        r = c.getresponse(); r.read()
+        if r.status != 200: bad += 1
+    except Exception:
+        bad += 1
+        c = http.client.HTTPConnection(host, int(port), timeout=10)
+    lat.append((time.monotonic() - t0) * 1000)
+    nxt += 0.01
+    time.sleep(max(0.0, nxt - time.monotonic()))
+PY
+
+# CPU ticks (1/CLK_TCK s) used by the cluster so far: the postmaster with its reaped children
+# (backends that exited) plus every live child. Robust under load, unlike rates.
+pg_ticks() {
+  local pm t=0 f g c
+  pm=$(head -1 "$work/pg/data/postmaster.pid")
+  read -r -a f < <(sed 's/.*) //' "/proc/$pm/stat")
+  t=$((f[11] + f[12] + f[13] + f[14]))
+  for c in $(pgrep -P "$pm"); do
+    read -r -a g < <(sed 's/.*) //' "/proc/$c/stat" 2>/dev/null) && t=$((t + g[11] + g[12]))
+  done
+  echo "$t"
+}
+proc_ticks() { local f; read -r -a f < <(sed 's/.*) //' "/proc/$1/stat"); echo $((f[11] + f[12])); }
+tick_us=$((1000000 / $(getconf CLK_TCK)))
+per() { awk -v t="$1" -v n="$2" -v u="$tick_us" 'BEGIN {printf "%.0f", (n > 0 ? t * u / n : 0)}'; }
+
+ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if (u ~ /[0-9]s$/ && u !~ /ms$/) v *= 1000; printf "%.1f", v}'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+run_pgbench() {  # → "tps pg_cpu_us_per_insert"
+  psql -d pgb -c "TRUNCATE ins" >/dev/null
+  local out t0 t1 n
+  t0=$(pg_ticks)
+  out=$(pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$pgclients" -j 2 -T "$secs" -f "$work/insert.sql" pgb 2>&1)
+  sleep 1  # the postmaster reaps the clients' backends: their CPU then counts in its children's
+  t1=$(pg_ticks)
+  n=$(awk '/number of transactions actually processed/ {print $NF; exit}' <<<"$out")
+  echo "$(awk '/^tps/ {print $3; exit}' <<<"$out") $(per $((t1 - t0)) "$n")"
+}
+
+run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit"
+  local bin=$1 db=fd_$2_$RANDOM out token addr
+  psql -c "CREATE DATABASE $db" postgres
+  local uri="postgresql://127.0.0.1:$pgport/$db?user=postgres"
+  token=$("$bin" init --db "$uri" --key-file "$work/$db.key" 2>/dev/null)
+  out=$work/out.$db
+  "$bin" serve --db "$uri" --key-file "$work/$db.key" --listen 127.0.0.1:0 --max-connections-per-client "$((conns + 8))" $extra \
+    >"$out" 2>>"$work/err" &
+  server=$!
+  for _ in $(seq 200); do grep -q listening "$out" && break; sleep 0.05; done
+  addr=$(sed -n 's|.*http://||p' "$out")
+  [[ -n $addr ]] || { tail -5 "$work/err" >&2; exit 1; }
+  local i
+  for ((i = 0; i < tables; i++)); do
+    curl -sf -X POST -H "Authorization: Bearer $token" "http://$addr/v1/tables" -d "{\"seats\": 1, \"table\": \"b$i\"}" >/dev/null
+    curl -sf -X PUT -H "Authorization: Bearer $token" "http://$addr/v1/tables/b$i/seats/1/client-seed" -d '{"client_seed": "s"}' >/dev/null
+  done
+  cat >"$work/deal.lua" <<LUA
+wrk.method = "POST"
+wrk.body = "{}"
+wrk.headers["Authorization"] = "Bearer $token"
+wrk.headers["Content-Type"] = "application/json"
+request = function() return wrk.format(nil, "/v1/tables/b" .. math.random(0, $((tables - 1))) .. "/deals") end
+LUA
+  local m0 b0 w0
+  m0=$(curl -sf "http://$addr/metrics")
+  b0=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m0")
+  w0=$(awk '$1 == "fairdeck_store_writes_total" {print $2}' <<<"$m0")
+  local pt0 ft0 pt1 ft1
+  pt0=$(pg_ticks); ft0=$(proc_ticks "$server")
+  python3 "$work/probe.py" "$addr" >"$work/probe.out" &
+  local probe=$!
+  local wout
+  wout=$(wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$work/deal.lua" "http://$addr/")
+  kill -TERM "$probe"; wait "$probe" || true
+  pt1=$(pg_ticks); ft1=$(proc_ticks "$server")
+  local m1 b1 w1
+  m1=$(curl -sf "http://$addr/metrics")
+  b1=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m1")
+  w1=$(awk '$1 == "fairdeck_store_writes_total" {print $2}' <<<"$m1")
+  kill "$server"; wait "$server" 2>/dev/null || true
+  server=""
+  local rate p50 p99 bad
+  rate=$(awk '/^Requests\/sec/ {print $2}' <<<"$wout")
+  p50=$(ms "$(awk '$1 == "50%" {print $2}' <<<"$wout")")
+  p99=$(ms "$(awk '$1 == "99%" {print $2}' <<<"$wout")")
+  bad=$(awk '/Non-2xx/ {print $5}' <<<"$wout")
+  read -r hp50 hp99 hmax hn hbad <"$work/probe.out"
+  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0)))"
+}
+
+echo "PostgreSQL 15 (fsync on, synchronous_commit on) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
+echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms; $(date -u '+%F %H:%M') UTC"
+echo
+echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | load average |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+declare -A ratios
+for ((r = 1; r <= rounds; r++)); do
+  l=$(load)
+  read -r tps pgus < <(run_pgbench)
+  echo "| $r | pgbench INSERT | $tps | | | | | 1 | $pgus | | | $l |"
+  for ((k = 0; k < ${#bins[@]}; k++)); do
+    l=$(load)
+    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc < <(run_fairdeckd "${bins[$k]}" "$r")
+    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $pc | $pgc | $fdc | $((bad + hbad)) | $l |"
+    ratios[$k]+="$(awk -v a="$rate" -v b="$tps" 'BEGIN {printf "%.3f", a / b}') "
+  done
+done
+echo
+for ((k = 0; k < ${#bins[@]}; k++)); do
+  echo "fairdeckd #$((k + 1)) (${bins[$k]}): deals/s ÷ pgbench TPS per round: ${ratios[$k]}→ median $(tr ' ' '\n' <<<"${ratios[$k]}" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+done

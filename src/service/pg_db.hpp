@@ -1,0 +1,95 @@
+// The PostgreSQL store's shared machinery (pg_store.cpp, pg_tree.cpp): value conversions,
+// array literals, and the transparency log's statements (pg_tree.cpp). Internal to src/service.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "fairdeck/service/store.hpp"
+
+namespace fairdeck::service::pg_db {
+
+// First line only: database messages can run to several lines of detail.
+inline std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
+inline std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+inline std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
+// A string as an SQL literal for statements sent as text ('...' with the connection's escaping;
+// pqxx's quote() trips g++ 12's -Wrestrict).
+inline std::string literal(const pqxx::transaction_base& t, const std::string& v) {
+  std::string out = "'";
+  out += t.esc(v);
+  out += '\'';
+  return out;
+}
+
+// "{a,b,c}": a PostgreSQL array literal of numbers or hex strings.
+template <class T, class F>
+std::string array_literal(std::span<const T> items, F&& fn) {
+  std::string out = "{";
+  for (const auto& x : items) {
+    if (out.size() > 1) out += ',';
+    out += fn(x);
+  }
+  return out + "}";
+}
+
+// One element of an array literal as a quoted string: \ and " escaped (any text but NUL).
+inline void quoted_element(std::string& out, std::string_view v) {
+  out += '"';
+  for (const char c : v) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+
+// ---- the transparency log's storage (pg_tree.cpp; schema in log_tree.hpp) ----
+
+// Creates the log's tables if they are missing (a store from before the log gets them).
+void create_tree_schema(pqxx::transaction_base& t);
+// Prepares the writer's queries below on a new writer connection.
+void prepare_tree_statements(pqxx::connection& c);
+
+// The writer's tree_storage, inside its open transaction `tx`. `writes` is the writer's
+// backend: its buffered records are flushed before a query reads fairdeck_records. The
+// writes (insert_nodes, save_head) are appended to `deferred` as SQL text, which the backend
+// sends with its COMMIT (one round trip for every write whose answer nothing reads).
+class tree_statements final : public tree_storage {
+ public:
+  tree_statements(std::optional<pqxx::nontransaction>& tx, batch_backend& writes, std::string& deferred)
+      : tx_(tx), writes_(writes), deferred_(deferred) {}
+  // Locks and reads the heads of `tables` (ascending; `ids`: the same as an array literal) in
+  // one round trip; load_head answers them from here until forget() (a new transaction).
+  void prefetch(std::span<const std::string> tables, const std::string& ids);
+  void forget() noexcept { prefetched_.clear(); }
+  std::optional<head> load_head(std::string_view table) override;
+  void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override;
+  void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override;
+  std::vector<std::string> record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) override;
+  std::vector<std::pair<std::string, std::uint64_t>> tables_behind() override;
+
+ private:
+  std::optional<pqxx::nontransaction>& tx_;
+  batch_backend& writes_;
+  std::string& deferred_;
+  std::map<std::string, std::optional<head>, std::less<>> prefetched_;
+};
+
+// Readers (store::tree_head, tree_nodes, cosignatures) and the cosignature write.
+[[nodiscard]] std::optional<log_head> read_tree_head(pqxx::transaction_base& n, std::string_view table);
+[[nodiscard]] std::vector<tlog::hash> read_tree_nodes(pqxx::transaction_base& n, std::string_view table,
+                                                      std::span<const node_ref> refs);
+void write_cosignature(pqxx::transaction_base& n, std::string_view table, std::uint64_t size, const tlog::hash& root,
+                       std::string_view witness, std::string_view line);
+[[nodiscard]] std::vector<std::string> read_cosignatures(pqxx::transaction_base& n, std::string_view table,
+                                                         std::uint64_t size, const tlog::hash& root);
+
+}  // namespace fairdeck::service::pg_db

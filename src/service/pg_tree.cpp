@@ -1,0 +1,144 @@
+// The transparency log's statements of the PostgreSQL store (pg_db.hpp; the tree and its
+// guarantees: log_tree.hpp): the writer's tree_storage and the readers' queries.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "pg_db.hpp"
+
+namespace fairdeck::service::pg_db {
+namespace {
+
+// The transparency log (log_tree.hpp), added to older stores when they are opened.
+constexpr const char* tree_schema_sql = R"sql(
+CREATE TABLE IF NOT EXISTS fairdeck_tree_heads(table_id TEXT PRIMARY KEY, size BIGINT NOT NULL, frontier TEXT NOT NULL,
+  checkpoint TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS fairdeck_tree_nodes(table_id TEXT NOT NULL, level INTEGER NOT NULL, idx BIGINT NOT NULL,
+  hash BYTEA NOT NULL, PRIMARY KEY(table_id, level, idx));
+CREATE TABLE IF NOT EXISTS fairdeck_cosignatures(table_id TEXT NOT NULL, size BIGINT NOT NULL, root TEXT NOT NULL,
+  witness TEXT NOT NULL, line TEXT NOT NULL, PRIMARY KEY(table_id, size, root, witness));
+)sql";
+
+}  // namespace
+
+void create_tree_schema(pqxx::transaction_base& t) { t.exec(tree_schema_sql); }
+
+void prepare_tree_statements(pqxx::connection& c) {
+  c.prepare("head_load", "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1 FOR UPDATE");
+  c.prepare("head_load_many",
+            "SELECT frontier, checkpoint, table_id FROM fairdeck_tree_heads WHERE table_id = ANY($1::text[]) "
+            "ORDER BY table_id COLLATE \"C\" FOR UPDATE");
+  c.prepare("record_hashes", "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
+}
+
+void tree_statements::prefetch(std::span<const std::string> tables, const std::string& ids) {
+  for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
+  for (const auto& row : tx_->exec_prepared("head_load_many", ids))
+    prefetched_[row[2].as<std::string>()] = head{tlog::frontier::from_text(row[0].as<std::string>()), row[1].as<std::string>()};
+}
+
+std::optional<tree_storage::head> tree_statements::load_head(std::string_view table) {
+  if (const auto it = prefetched_.find(table); it != prefetched_.end()) return it->second;
+  const auto r = tx_->exec_prepared("head_load", std::string(table));
+  if (r.empty()) return std::nullopt;
+  return head{tlog::frontier::from_text(r[0][0].as<std::string>()), r[0][1].as<std::string>()};
+}
+
+void tree_statements::save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) {
+  const auto& x = *tx_;
+  deferred_ += fmt::format(
+      "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES({}, {}, {}, {}) "
+      "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
+      "checkpoint = excluded.checkpoint;\n",
+      literal(x, std::string(table)), as_db(tree.size()), literal(x, tree.to_text()), literal(x, std::string(checkpoint)));
+}
+
+void tree_statements::insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) {
+  if (nodes.empty()) return;
+  using row = std::pair<node_ref, tlog::hash>;
+  const auto& x = *tx_;
+  deferred_ += fmt::format(
+      "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT {}, l, i, decode(h, 'hex') "
+      "FROM unnest({}::int[], {}::bigint[], {}::text[]) AS n(l, i, h) ON CONFLICT DO NOTHING;\n",
+      literal(x, std::string(table)), literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); })),
+      literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.second); })),
+      literal(x, array_literal(nodes, [](const row& n) { return tlog::to_hex(n.second); })));
+  // Building a whole tree (build_missing_trees, 65,536 leaves a call) must not hold it all as
+  // text until COMMIT: past 4 MB the deferred statements go now, inside the same transaction.
+  if (deferred_.size() > (std::size_t{1} << 22)) {
+    tx_->exec0(deferred_);
+    deferred_.clear();
+  }
+}
+
+std::vector<std::string> tree_statements::record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) {
+  writes_.flush_writes();
+  std::vector<std::string> out;
+  for (const auto& row : tx_->exec_prepared("record_hashes", std::string(table), as_db(from), as_db(to)))
+    out.push_back(row[0].as<std::string>());
+  return out;
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> tree_statements::tables_behind() {
+  writes_.flush_writes();
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const auto& row : tx_->exec("SELECT t.id, t.next_seq FROM fairdeck_tables t LEFT JOIN fairdeck_tree_heads h "
+                                   "ON h.table_id = t.id WHERE h.size IS NULL OR h.size <> t.next_seq ORDER BY t.id"))
+    out.emplace_back(row[0].as<std::string>(), from_db(row[1].as<std::int64_t>()));
+  return out;
+}
+
+std::optional<log_head> read_tree_head(pqxx::transaction_base& n, std::string_view table) {
+  const auto r = n.exec_params("SELECT size, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1", std::string(table));
+  if (!r.empty()) return log_head{from_db(r[0][0].as<std::int64_t>()), r[0][1].as<std::string>()};
+  if (!n.exec_params("SELECT 1 FROM fairdeck_tables WHERE id = $1", std::string(table)).empty()) return log_head{};
+  return std::nullopt;
+}
+
+std::vector<tlog::hash> read_tree_nodes(pqxx::transaction_base& n, std::string_view table, std::span<const node_ref> refs) {
+  std::map<node_ref, tlog::hash> found;
+  std::vector<node_ref> leaves, inner;
+  for (const auto& r : refs) (r.first == 0 ? leaves : inner).push_back(r);
+  const auto numbers = [](std::span<const node_ref> v, bool level) {
+    return array_literal(v, [level](const node_ref& r) { return std::to_string(level ? r.first : r.second); });
+  };
+  if (!leaves.empty())
+    for (const auto& row : n.exec_params("SELECT seq, hash FROM fairdeck_records WHERE table_id = $1 AND seq = ANY($2::bigint[])",
+                                         std::string(table), numbers(leaves, false)))
+      found[{0, from_db(row[0].as<std::int64_t>())}] = record_leaf(row[1].as<std::string>());
+  if (!inner.empty())
+    for (const auto& row : n.exec_params(
+             "SELECT level, idx, encode(hash, 'hex') FROM fairdeck_tree_nodes WHERE table_id = $1 AND (level, idx) IN "
+             "(SELECT * FROM unnest($2::int[], $3::bigint[]))",
+             std::string(table), numbers(inner, true), numbers(inner, false)))
+      if (auto h = tlog::hash_from_hex(row[2].as<std::string>()))
+        found[{row[0].as<unsigned>(), from_db(row[1].as<std::int64_t>())}] = *h;
+  std::vector<tlog::hash> out;
+  out.reserve(refs.size());
+  for (const auto& r : refs) {
+    const auto it = found.find(r);
+    if (it == found.end())
+      throw store_unavailable(fmt::format("the tree of table '{}' lacks node ({}, {})", table, r.first, r.second));
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+void write_cosignature(pqxx::transaction_base& n, std::string_view table, std::uint64_t size, const tlog::hash& root,
+                       std::string_view witness, std::string_view line) {
+  n.exec_params("INSERT INTO fairdeck_cosignatures(table_id, size, root, witness, line) VALUES($1, $2, $3, $4, $5) "
+                "ON CONFLICT (table_id, size, root, witness) DO UPDATE SET line = excluded.line",
+                std::string(table), as_db(size), tlog::to_hex(root), std::string(witness), std::string(line));
+}
+
+std::vector<std::string> read_cosignatures(pqxx::transaction_base& n, std::string_view table, std::uint64_t size,
+                                           const tlog::hash& root) {
+  std::vector<std::string> out;
+  for (const auto& row : n.exec_params("SELECT line FROM fairdeck_cosignatures WHERE table_id = $1 AND size = $2 AND "
+                                       "root = $3 ORDER BY witness",
+                                       std::string(table), as_db(size), tlog::to_hex(root)))
+    out.push_back(row[0].as<std::string>());
+  return out;
+}
+
+}  // namespace fairdeck::service::pg_db
