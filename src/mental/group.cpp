@@ -4,6 +4,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "fairdeck/random/chacha20.hpp"
 #include "fairdeck/util/hex.hpp"
 
 namespace fairdeck::mental {
@@ -33,6 +34,7 @@ void le64(std::uint8_t* out, std::uint64_t v) {
 scalar::~scalar() { sodium_memzero(b.data(), b.size()); }
 
 scalar scalar::random() {
+  fairdeck::detail::prepare_sodium();  // entropy_error instead of libsodium's abort() without OS entropy
   scalar s;
   crypto_core_ristretto255_scalar_random(s.b.data());  // libsodium redraws zero
   return s;

@@ -213,6 +213,7 @@ hand new_hand(std::string table, std::vector<public_share> players, deck_spec sp
   h.players = std::move(players);
   h.spec = spec;
   std::array<std::uint8_t, 16> id;
+  (void)scalar::random();  // initialises libsodium (an entropy_error here, not an abort)
   randombytes_buf(id.data(), id.size());
   h.id = fairdeck::to_hex(id);
   if (auto p = header_problem(h); !p.empty()) throw std::invalid_argument(p);
