@@ -21,12 +21,14 @@ point public_of(const scalar& x) {
   return p;
 }
 
-std::string to_hex(const sigma_proof& p) {
+std::array<std::uint8_t, sigma_proof_bytes> to_bytes(const sigma_proof& p) {
   std::array<std::uint8_t, sigma_proof_bytes> b;
   std::copy(p.c.b.begin(), p.c.b.end(), b.begin());
   std::copy(p.s.b.begin(), p.s.b.end(), b.begin() + scalar_bytes);
-  return fairdeck::to_hex(b);
+  return b;
 }
+
+std::string to_hex(const sigma_proof& p) { return fairdeck::to_hex(to_bytes(p)); }
 
 sigma_proof parse_sigma_proof(std::string_view hex, std::string_view what) {
   if (hex.size() != 2 * sigma_proof_bytes) throw std::invalid_argument(std::string(what) + " is not 128 hex digits");

@@ -22,10 +22,7 @@ digest header_hash(const hand& h) {
   fs_hash x(hand_label);
   x.add(hand_format).add(h.table).add(h.id).add_u32(h.spec.decks).add_u32(h.spec.jokers);
   x.add_u32(static_cast<std::uint32_t>(h.players.size()));
-  for (const auto& p : h.players) {
-    const auto proof = to_hex(p.proof);
-    x.add(p.pub).add(proof);
-  }
+  for (const auto& p : h.players) x.add(p.pub).add(to_bytes(p.proof));
   return x.digest();
 }
 
@@ -50,12 +47,12 @@ digest next_head(const digest& head, const step& s) {
     x.add("shuffle").add_u32(sh->player);
     for (const auto& e : sh->out) x.add(e.a).add(e.b);
     x.add(serialize(sh->proof));
-    x.add(to_hex(sh->key_proof));
+    x.add(to_bytes(sh->key_proof));
   } else {
     const auto& r = std::get<reveal_step>(s);
     x.add("reveal").add_u32(r.player).add_u32(r.to).add_u32(static_cast<std::uint32_t>(r.positions.size()));
     for (std::size_t i = 0; i < r.positions.size() && i < r.shares.size(); ++i)
-      x.add_u32(r.positions[i]).add(r.shares[i].share).add(to_hex(r.shares[i].proof));
+      x.add_u32(r.positions[i]).add(r.shares[i].share).add(to_bytes(r.shares[i].proof));
   }
   return x.digest();
 }
@@ -77,7 +74,7 @@ struct replay {
   std::map<std::uint32_t, std::map<std::uint32_t, std::map<std::uint32_t, point>>> shares_to;  // [to][p][player]
 };
 
-std::string header_problem(const hand& h) {
+std::string header_problem(const hand& h, bool verify_proofs = true) {
   if (h.players.size() < min_players || h.players.size() > max_players)
     return fmt::format("a hand has {}..{} players, not {}", min_players, max_players, h.players.size());
   if (h.spec.decks < 1 || h.spec.decks > max_hand_decks) return fmt::format("a hand uses 1..{} decks", max_hand_decks);
@@ -88,17 +85,17 @@ std::string header_problem(const hand& h) {
   std::set<point> seen;
   for (std::size_t i = 0; i < h.players.size(); ++i) {
     if (!seen.insert(h.players[i].pub).second) return fmt::format("player {} repeats another player's public share", i + 1);
-    if (!verify_public_share(h.players[i]))
+    if (verify_proofs && !verify_public_share(h.players[i]))
       return fmt::format("player {}'s proof of knowledge of its key share does not verify", i + 1);
   }
   return {};
 }
 
 // Replays and checks; fills v (ok, failed_step, problem, counts) and returns the state.
-replay check(const hand& h, verification& v) {
+replay check(const hand& h, verification& v, bool verify_proofs = true) {
   replay r;
   v = {};
-  if (auto p = header_problem(h); !p.empty()) {
+  if (auto p = header_problem(h, verify_proofs); !p.empty()) {
     v.problem = "header: " + p;
     return r;
   }
@@ -125,7 +122,7 @@ replay check(const hand& h, verification& v) {
         return r;
       }
       const auto ctx = step_context(r.head, k, sh->player);
-      if (!verify_key(h.players[sh->player - 1].pub, sh->key_proof, ctx)) {
+      if (verify_proofs && !verify_key(h.players[sh->player - 1].pub, sh->key_proof, ctx)) {
         fail("the proof of knowledge of the player's key share does not verify");
         return r;
       }
@@ -133,7 +130,7 @@ replay check(const hand& h, verification& v) {
         fail(fmt::format("the deck has {} cards, not {}", sh->out.size(), n_cards));
         return r;
       }
-      if (!verify_shuffle(r.current, sh->out, r.joint, sh->proof, ctx)) {
+      if (verify_proofs && !verify_shuffle(r.current, sh->out, r.joint, sh->proof, ctx)) {
         fail("the shuffle proof does not verify");
         return r;
       }
@@ -165,7 +162,8 @@ replay check(const hand& h, verification& v) {
           fail(fmt::format("position {} is {}", p, p >= n_cards ? "not in the deck" : "repeated"));
           return r;
         }
-        if (!verify_partial(h.players[rv.player - 1].pub, r.current[p].b, rv.shares[i], reveal_context(ctx, rv.to, p))) {
+        if (verify_proofs &&
+            !verify_partial(h.players[rv.player - 1].pub, r.current[p].b, rv.shares[i], reveal_context(ctx, rv.to, p))) {
           fail(fmt::format("the partial decryption of position {} does not verify", p));
           return r;
         }
@@ -194,9 +192,9 @@ replay check(const hand& h, verification& v) {
   return r;
 }
 
-replay checked(const hand& h) {
+replay checked(const hand& h, bool verify_first) {
   verification v;
-  replay r = check(h, v);
+  replay r = check(h, v, verify_first);
   if (!v.ok) throw std::runtime_error("the transcript does not verify: " + v.problem);
   return r;
 }
@@ -232,9 +230,9 @@ std::uint32_t seat_of(const hand& h, const point& pub) {
   throw std::invalid_argument("this key is not one of the hand's players");
 }
 
-void add_shuffle(hand& h, const key_pair& k) {
+void add_shuffle(hand& h, const key_pair& k, bool verify_first) {
   const std::uint32_t seat = seat_of(h, k.pub);
-  const replay r = checked(h);
+  const replay r = checked(h, verify_first);
   const std::size_t step_no = h.steps.size();
   if (step_no >= h.players.size()) throw std::invalid_argument("every player has shuffled already");
   if (seat != step_no + 1) throw std::invalid_argument(fmt::format("it is player {}'s turn to shuffle", step_no + 1));
@@ -248,9 +246,10 @@ void add_shuffle(hand& h, const key_pair& k) {
   h.steps.emplace_back(std::move(s));
 }
 
-void add_reveal(hand& h, const key_pair& k, std::span<const std::uint32_t> positions, std::uint32_t to) {
+void add_reveal(hand& h, const key_pair& k, std::span<const std::uint32_t> positions, std::uint32_t to,
+                bool verify_first) {
   const std::uint32_t seat = seat_of(h, k.pub);
-  const replay r = checked(h);
+  const replay r = checked(h, verify_first);
   const std::size_t step_no = h.steps.size();
   if (step_no < h.players.size())
     throw std::invalid_argument(fmt::format("cards are revealed after every player has shuffled; player {} is next",
@@ -273,9 +272,9 @@ void add_reveal(hand& h, const key_pair& k, std::span<const std::uint32_t> posit
   h.steps.emplace_back(std::move(s));
 }
 
-std::map<std::uint32_t, card_t> open_cards(const hand& h, const key_pair& k) {
+std::map<std::uint32_t, card_t> open_cards(const hand& h, const key_pair& k, bool verify_first) {
   const std::uint32_t seat = seat_of(h, k.pub);
-  const replay r = checked(h);
+  const replay r = checked(h, verify_first);
   const auto n = static_cast<std::uint32_t>(h.players.size());
   // Every share this player can use for a position: to all, or to this player.
   std::map<std::uint32_t, std::map<std::uint32_t, point>> usable = r.shares_to_all;

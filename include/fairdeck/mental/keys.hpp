@@ -32,6 +32,7 @@ struct sigma_proof {
   scalar c, s;
 };
 inline constexpr std::size_t sigma_proof_bytes = 64;
+[[nodiscard]] std::array<std::uint8_t, sigma_proof_bytes> to_bytes(const sigma_proof& p);  // χ ‖ s
 [[nodiscard]] std::string to_hex(const sigma_proof& p);
 // Throws std::invalid_argument naming `what` for anything but 128 hex digits of two scalars
 // below the group order.

@@ -113,11 +113,14 @@ struct text_verification {
 
 // The next steps. Throw std::invalid_argument for a step out of turn or a bad argument, and
 // std::runtime_error (naming the step) when the transcript so far does not verify.
-void add_shuffle(hand& h, const key_pair& k);
-void add_reveal(hand& h, const key_pair& k, std::span<const std::uint32_t> positions, std::uint32_t to);
+// verify_first = false skips the proofs (not the structure) of the transcript so far: only for
+// a caller that has verified it already (a benchmark, a client verifying step by step).
+void add_shuffle(hand& h, const key_pair& k, bool verify_first = true);
+void add_reveal(hand& h, const key_pair& k, std::span<const std::uint32_t> positions, std::uint32_t to,
+                bool verify_first = true);
 
 // The cards the key's owner can see now, by deck position (its own share applied locally).
 // Verifies the transcript first (std::runtime_error when it fails).
-[[nodiscard]] std::map<std::uint32_t, card_t> open_cards(const hand& h, const key_pair& k);
+[[nodiscard]] std::map<std::uint32_t, card_t> open_cards(const hand& h, const key_pair& k, bool verify_first = true);
 
 }  // namespace fairdeck::mental
