@@ -291,6 +291,8 @@ std::map<std::uint32_t, card_t> open_cards(const hand& h, const key_pair& k, boo
     if (!mul(own, k.secret, r.current[p].b)) throw std::runtime_error("position " + std::to_string(p) + " cannot be decrypted");
     shares.push_back(own);
     const auto card = combine(r.current[p], shares, h.spec.size());
+    sodium_memzero(own.data(), own.size());  // this player's share of a card: never kept
+    sodium_memzero(shares.back().data(), point_bytes);
     if (!card) throw std::runtime_error(fmt::format("position {} does not decrypt to a card of the shoe", p));
     out[p] = static_cast<card_t>(*card);
   }
