@@ -46,7 +46,7 @@ TEST(CliHelpOrder, SubcommandsAreListedInTheirFixedOrder) {
   std::getline(in, line);  // the heading
   while (std::getline(in, line) && line.starts_with("  ")) names.push_back(line.substr(2, line.find(' ', 2) - 2));
   const std::vector<std::string> want{"shuffle", "deal",    "audit",  "monitor", "certify", "fair",         "log",
-                                      "witness", "entropy", "odds",   "equity",  "riffle",       "shelf",
+                                      "witness", "entropy", "odds",   "equity",  "riffle",       "shelf",   "mental",
                                       "attack",  "shuffle-file", "completion", "random", "bench"};
   EXPECT_EQ(names, want);
 }

@@ -1,6 +1,6 @@
 // The layer guard (docs/architecture.md): every `#include "fairdeck/..."` in the library goes
 // down the layer picture, never up or sideways, and nothing outside apps/ includes apps/.
-//   util < cards, random < shuffle < stats < runtimes < security, poker < certify, service
+//   util < cards, random < shuffle < stats < runtimes < security, poker, mental < certify, service
 //        < report < the front ends (apps/fairdeck, apps/fairdeckd, python/)
 // A module may include its own files and any module of a lower layer. Reads the source tree
 // (FAIRDECK_SOURCE_DIR), so a new include that breaks the picture fails here, naming the line.
@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 const std::map<std::string, int>& layers() {
   static const std::map<std::string, int> m{
       {"util", 0},     {"cards", 1},    {"random", 1}, {"tlog", 1}, {"shuffle", 2}, {"stats", 3},   {"runtimes", 4},
-      {"security", 5}, {"poker", 5},    {"certify", 6}, {"service", 6}, {"report", 7},
+      {"security", 5}, {"poker", 5},    {"mental", 5},    {"certify", 6}, {"service", 6}, {"report", 7},
       {"fairdeck.hpp", 6},  // the umbrella header: the library below certify/service
   };
   return m;
