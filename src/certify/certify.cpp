@@ -229,9 +229,9 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
     hand_tallies t;
     read_hands(*o.in, t, rc);
     hand_results(t, c.tests);
-    o.record.description = fmt::format("dealt hands: {} of 2 cards, {} of 5, {} of 6, {} of 7", t.hole_hands,
-                                       t.five.hands, t.six.hands, t.seven.hands);
-    o.record.volume = t.hole_hands + t.five.hands + t.six.hands + t.seven.hands;
+    o.record.description = fmt::format("dealt hands: {} of 2 cards, {} of 5, {} of 6, {} of 7; {} with hole cards",
+                                       t.hole_hands, t.five.hands, t.six.hands, t.seven.hands, t.holdem.deals());
+    o.record.volume = t.hands;
     o.record.unit = "hands";
     c.inputs.push_back(o.finish());
   }
