@@ -84,7 +84,8 @@ std::array<std::uint64_t, 3> baccarat_counts() {
   return out;
 }
 
-// Dealer's final hand, S17, infinite deck: bust, 17..21 (index 1..5), blackjack (6).
+// Dealer's final hand, S17, infinite deck: bust, 17..21 (index 1..5), blackjack (6). `soft`:
+// an ace counts 11 in `total`.
 void dealer(int total, bool soft, double p, std::array<double, 7>& out) {
   if (total > 21 && soft) total -= 10, soft = false;
   if (total > 21) {
@@ -96,8 +97,12 @@ void dealer(int total, bool soft, double p, std::array<double, 7>& out) {
     return;
   }
   for (int r = 1; r <= 13; ++r) {
-    const int v = r == 1 ? 11 : std::min(r, 10);
-    dealer(total + v, soft || v == 11, p / 13, out);
+    if (r == 1 && total + 11 > 21) {  // an ace that would bust counts 1; the hand stays as soft as it was
+      dealer(total + 1, soft, p / 13, out);
+    } else {
+      const int v = r == 1 ? 11 : std::min(r, 10);
+      dealer(total + v, soft || v == 11, p / 13, out);
+    }
   }
 }
 
