@@ -92,8 +92,10 @@ void holdem_tally::add(const dealt_holdem& d) {
     for (std::size_t s = 0; s < d.seats.size(); ++s) {
       const std::size_t seat = d.first_seat + s;
       if (seat >= seat_n_.size()) break;
+      const unsigned cls = poker::preflop_class_of({d.seats[s][0], d.seats[s][1]});
       ++seat_n_[seat];
-      seat_sum_[seat] += hole_percentile(poker::preflop_class_of({d.seats[s][0], d.seats[s][1]}));
+      ++seat_class_[seat][cls];
+      seat_sum_[seat] += hole_percentile(cls);
     }
   }
   if (d.board.size() >= 3) {
@@ -214,6 +216,31 @@ void holdem_tally::results(std::vector<test_result>& out) const {
       r.effect_scale = sd;
       r.effect_unit = "shift of one seat's mean percentile";
       out.push_back(std::move(r));
+    }
+    test_result x{.name = "seat-class-extreme", .family = "hands",
+                  .description = "the (seat, starting-hand class) furthest from its exact probability: a class "
+                                 "missing or favoured at one seat",
+                  .reference = ref_cls + "; exact binomial tails per seat, Bonferroni over seats x 169 classes",
+                  .distribution = "binomial", .sample = seat_min, .min_sample = min_hands, .unit = "hands per seat"};
+    if (seat_min < min_hands) {
+      out.push_back(invalid(std::move(x), fmt::format("needs {} hands at every seat, has {}", min_hands, seat_min)));
+    } else {
+      double best = 2;
+      std::size_t at_seat = 0, at_cls = 0;
+      for (std::size_t s = 1; s < seat_n_.size(); ++s) {
+        if (!seat_n_[s]) continue;
+        for (unsigned c = 0; c < poker::preflop_classes; ++c) {
+          const double pc = binomial_two_sided(seat_class_[s][c], seat_n_[s], cls_p[c]);
+          if (pc < best) best = pc, at_seat = s, at_cls = c;
+        }
+      }
+      x.statistic = best;
+      x.p_value = std::min(1.0, best * seats * poker::preflop_classes);
+      x.expected = static_cast<double>(seat_n_[at_seat]) * cls_p[at_cls];
+      x.note = fmt::format("most extreme: seat {} {} seen {} times, {:.1f} expected (exact two-sided p {:.3g}, x {} "
+                           "cells)", at_seat, class_name(at_cls), seat_class_[at_seat][at_cls], *x.expected, best,
+                           seats * poker::preflop_classes);
+      out.push_back(std::move(x));
     }
   }
   board_results(out);

@@ -19,6 +19,8 @@
 //   poker::preflop_ranking, mid-rank over the 1,326 combos, mean exactly 1/2 under H0) as a
 //   z-score with the exact null variance; Bonferroni over the seats (valid although the
 //   seats of one deal share a deck).
+// - seat-class-extreme: the most extreme (seat, class) cell by its exact binomial tail,
+//   Bonferroni over seats x 169 ("never deals AA to seat 3").
 // - flop-texture: paired / suited / connected flops against the exact counts of all
 //   C(52,3) = 22,100 flops (one flop per deal: the first three board cards).
 // - final-category: the first seat's best-five category (hole + 5-card board) against its
@@ -93,7 +95,7 @@ class holdem_tally {
   void add(const dealt_holdem& d);  // cards distinct and in [0, 52) (readers check)
   [[nodiscard]] std::uint64_t deals() const noexcept { return deals_; }
   // Appends hole-classes, hole-class-extreme, hole-combos, hole-combo-extreme (any hole
-  // cards), seat-strength (labelled seats), flop-texture (boards of 3+ cards) and
+  // cards), seat-strength and seat-class-extreme (labelled seats), flop-texture (boards of 3+ cards) and
   // final-category (5-card boards), family "hands".
   void results(std::vector<test_result>& out) const;
 
@@ -107,6 +109,7 @@ class holdem_tally {
   std::array<std::uint64_t, poker::preflop_classes> final_class_{};
   std::array<std::uint64_t, poker::category_count> final_seen_{};
   std::array<std::uint64_t, max_seats + 1> seat_n_{};
+  std::array<std::array<std::uint64_t, poker::preflop_classes>, max_seats + 1> seat_class_{};
   std::array<double, max_seats + 1> seat_sum_{};
 };
 
