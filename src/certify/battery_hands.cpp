@@ -128,10 +128,14 @@ void holdem_tally::results(std::vector<test_result>& out) const {
   };
   const std::string ref_cls = "exact: 6 (pair), 4 (suited), 12 (offsuit) of the C(52,2) = 1,326 starting hands";
   {
-    test_result r{.name = "hole-classes", .family = "hands",
+    test_result r{.name = "hole-classes",
+                  .family = "hands",
                   .description = "starting hands: the 169 classes (AA, AKs, AKo, ...) against their exact probabilities",
                   .reference = ref_cls + "; Pearson chi-square, classes pooled in grid order to >= 5 expected",
-                  .distribution = "chi2", .sample = deals_, .min_sample = min_hands, .unit = "hands"};
+                  .distribution = "chi2",
+                  .sample = deals_,
+                  .min_sample = min_hands,
+                  .unit = "hands"};
     if (deals_ < min_hands) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} hands, has {}", min_hands, deals_)));
     } else {
@@ -141,11 +145,16 @@ void holdem_tally::results(std::vector<test_result>& out) const {
     }
   }
   {
-    test_result r{.name = "hole-class-extreme", .family = "hands",
-                  .description = "starting hands: the class furthest from its exact probability (catches a missing "
-                                 "or favoured class such as AA)",
+    test_result r{.name = "hole-class-extreme",
+                  .family = "hands",
+                  .description =
+                      "starting hands: the class furthest from its exact probability (catches a missing "
+                      "or favoured class such as AA)",
                   .reference = ref_cls + "; exact binomial tails, Bonferroni over the 169 classes",
-                  .distribution = "binomial", .sample = deals_, .min_sample = min_hands, .unit = "hands"};
+                  .distribution = "binomial",
+                  .sample = deals_,
+                  .min_sample = min_hands,
+                  .unit = "hands"};
     if (deals_ < min_hands) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} hands, has {}", min_hands, deals_)));
     } else {
@@ -155,11 +164,16 @@ void holdem_tally::results(std::vector<test_result>& out) const {
     }
   }
   {
-    test_result r{.name = "hole-combos", .family = "hands",
+    test_result r{.name = "hole-combos",
+                  .family = "hands",
                   .description = "starting hands: the 1,326 exact two-card combinations, each 1/1326",
-                  .reference = "exact: uniform over C(52,2) = 1,326; Pearson chi-square, combinations pooled in "
-                               "index order to >= 5 expected",
-                  .distribution = "chi2", .sample = deals_, .min_sample = min_hands, .unit = "hands"};
+                  .reference =
+                      "exact: uniform over C(52,2) = 1,326; Pearson chi-square, combinations pooled in "
+                      "index order to >= 5 expected",
+                  .distribution = "chi2",
+                  .sample = deals_,
+                  .min_sample = min_hands,
+                  .unit = "hands"};
     if (deals_ < min_hands) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} hands, has {}", min_hands, deals_)));
     } else {
@@ -169,11 +183,16 @@ void holdem_tally::results(std::vector<test_result>& out) const {
     }
   }
   {
-    test_result r{.name = "hole-combo-extreme", .family = "hands",
-                  .description = "starting hands: the two-card combination furthest from 1/1326 (a card pair "
-                                 "never or too often dealt)",
+    test_result r{.name = "hole-combo-extreme",
+                  .family = "hands",
+                  .description =
+                      "starting hands: the two-card combination furthest from 1/1326 (a card pair "
+                      "never or too often dealt)",
                   .reference = "exact binomial(n, 1/1326) tails, Bonferroni over the 1,326 combinations",
-                  .distribution = "binomial", .sample = deals_, .min_sample = min_hands, .unit = "hands"};
+                  .distribution = "binomial",
+                  .sample = deals_,
+                  .min_sample = min_hands,
+                  .unit = "hands"};
     if (deals_ < min_hands) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} hands, has {}", min_hands, deals_)));
     } else {
@@ -188,12 +207,18 @@ void holdem_tally::results(std::vector<test_result>& out) const {
   for (std::size_t s = 1; s < seat_n_.size(); ++s)
     if (seat_n_[s]) ++seats, seat_min = std::min(seat_min, seat_n_[s]);
   if (seats) {
-    test_result r{.name = "seat-strength", .family = "hands",
-                  .description = "each seat's mean starting-hand percentile (preflop ranking) against 1/2: a "
-                                 "dealer favouring a seat",
-                  .reference = "exact null mean 1/2 and variance over the 1,326 combos; normal z per seat, "
-                               "Bonferroni over the seats",
-                  .distribution = "normal", .sample = seat_min, .min_sample = min_hands, .unit = "hands per seat"};
+    test_result r{.name = "seat-strength",
+                  .family = "hands",
+                  .description =
+                      "each seat's mean starting-hand percentile (preflop ranking) against 1/2: a "
+                      "dealer favouring a seat",
+                  .reference =
+                      "exact null mean 1/2 and variance over the 1,326 combos; normal z per seat, "
+                      "Bonferroni over the seats",
+                  .distribution = "normal",
+                  .sample = seat_min,
+                  .min_sample = min_hands,
+                  .unit = "hands per seat"};
     if (seat_min < min_hands) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} hands at every seat, has {}", min_hands, seat_min)));
     } else {
@@ -217,11 +242,16 @@ void holdem_tally::results(std::vector<test_result>& out) const {
       r.effect_unit = "shift of one seat's mean percentile";
       out.push_back(std::move(r));
     }
-    test_result x{.name = "seat-class-extreme", .family = "hands",
-                  .description = "the (seat, starting-hand class) furthest from its exact probability: a class "
-                                 "missing or favoured at one seat",
+    test_result x{.name = "seat-class-extreme",
+                  .family = "hands",
+                  .description =
+                      "the (seat, starting-hand class) furthest from its exact probability: a class "
+                      "missing or favoured at one seat",
                   .reference = ref_cls + "; exact binomial tails per seat, Bonferroni over seats x 169 classes",
-                  .distribution = "binomial", .sample = seat_min, .min_sample = min_hands, .unit = "hands per seat"};
+                  .distribution = "binomial",
+                  .sample = seat_min,
+                  .min_sample = min_hands,
+                  .unit = "hands per seat"};
     if (seat_min < min_hands) {
       out.push_back(invalid(std::move(x), fmt::format("needs {} hands at every seat, has {}", min_hands, seat_min)));
     } else {
@@ -237,9 +267,10 @@ void holdem_tally::results(std::vector<test_result>& out) const {
       x.statistic = best;
       x.p_value = std::min(1.0, best * seats * poker::preflop_classes);
       x.expected = static_cast<double>(seat_n_[at_seat]) * cls_p[at_cls];
-      x.note = fmt::format("most extreme: seat {} {} seen {} times, {:.1f} expected (exact two-sided p {:.3g}, x {} "
-                           "cells)", at_seat, class_name(at_cls), seat_class_[at_seat][at_cls], *x.expected, best,
-                           seats * poker::preflop_classes);
+      x.note = fmt::format(
+          "most extreme: seat {} {} seen {} times, {:.1f} expected (exact two-sided p {:.3g}, x {} "
+          "cells)",
+          at_seat, class_name(at_cls), seat_class_[at_seat][at_cls], *x.expected, best, seats * poker::preflop_classes);
       out.push_back(std::move(x));
     }
   }

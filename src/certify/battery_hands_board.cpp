@@ -15,13 +15,17 @@
 namespace fairdeck::certify {
 namespace {
 
-constexpr std::array<const char*, flop_texture_count> texture_keys = {
-    "trips",         "paired-two-tone", "paired-rainbow", "monotone-connected", "monotone-other",
-    "two-tone-connected", "two-tone-other", "rainbow-connected", "rainbow-other"};
+constexpr std::array<const char*, flop_texture_count> texture_keys = {"trips",          "paired-two-tone",
+                                                                      "paired-rainbow", "monotone-connected",
+                                                                      "monotone-other", "two-tone-connected",
+                                                                      "two-tone-other", "rainbow-connected",
+                                                                      "rainbow-other"};
 
 // Three distinct ranks within a window of five (ace high or low): three to a straight.
 bool connected(unsigned a, unsigned b, unsigned c) noexcept {  // rank_of: 0 = ace .. 12 = king
-  const auto span_ok = [](unsigned x, unsigned y, unsigned z) { return std::max({x, y, z}) - std::min({x, y, z}) <= 4; };
+  const auto span_ok = [](unsigned x, unsigned y, unsigned z) {
+    return std::max({x, y, z}) - std::min({x, y, z}) <= 4;
+  };
   const auto high = [](unsigned r) { return r == 0 ? 13u : r; };
   return span_ok(a, b, c) || span_ok(high(a), high(b), high(c));
 }
@@ -58,7 +62,8 @@ flop_texture texture_of(card_t a, card_t b, card_t c) noexcept {
   const unsigned sa = suit_of(a), sb = suit_of(b), sc = suit_of(c);
   const unsigned suits = 1 + (sb != sa) + (sc != sa && sc != sb);
   if (ra == rb && rb == rc) return flop_texture::trips;
-  if (ra == rb || rb == rc || ra == rc) return suits == 2 ? flop_texture::paired_two_tone : flop_texture::paired_rainbow;
+  if (ra == rb || rb == rc || ra == rc)
+    return suits == 2 ? flop_texture::paired_two_tone : flop_texture::paired_rainbow;
   const bool conn = connected(ra, rb, rc);
   switch (suits) {
     case 1: return conn ? flop_texture::monotone_connected : flop_texture::monotone_other;
@@ -74,7 +79,8 @@ const std::array<std::uint64_t, flop_texture_count>& flop_texture_counts() {
     std::array<std::uint64_t, flop_texture_count> n{};
     for (card_t a = 0; a < cards_per_deck; ++a)
       for (card_t b = static_cast<card_t>(a + 1); b < cards_per_deck; ++b)
-        for (card_t c = static_cast<card_t>(b + 1); c < cards_per_deck; ++c) ++n[static_cast<unsigned>(texture_of(a, b, c))];
+        for (card_t c = static_cast<card_t>(b + 1); c < cards_per_deck; ++c)
+          ++n[static_cast<unsigned>(texture_of(a, b, c))];
     return n;
   }();
   return counts;
@@ -102,10 +108,14 @@ const std::array<category_counts, poker::preflop_classes>& final_category_counts
 void holdem_tally::board_results(std::vector<test_result>& out) const {
   constexpr std::uint64_t min_boards = 100;
   if (flops_) {
-    test_result r{.name = "flop-texture", .family = "hands",
+    test_result r{.name = "flop-texture",
+                  .family = "hands",
                   .description = "flop texture: paired, monotone / two-tone / rainbow, three to a straight",
                   .reference = "exact counts of all C(52,3) = 22,100 flops; Pearson chi-square, pooled to >= 5 expected",
-                  .distribution = "chi2", .sample = flops_, .min_sample = min_boards, .unit = "flops"};
+                  .distribution = "chi2",
+                  .sample = flops_,
+                  .min_sample = min_boards,
+                  .unit = "flops"};
     if (flops_ < min_boards) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} flops, has {}", min_boards, flops_)));
     } else {
@@ -129,13 +139,19 @@ void holdem_tally::board_results(std::vector<test_result>& out) const {
     }
   }
   if (!finals_) return;
-  test_result r{.name = "final-category", .family = "hands",
+  test_result r{.name = "final-category",
+                .family = "hands",
                 .description = "the first seat's best-five category at the river given its hole cards",
-                .reference = "exact conditional law per starting-hand class (all C(50,5) boards); quadratic form in "
-                             "the exact covariance, chi-square(k - 1)",
-                .distribution = "chi2", .sample = finals_, .min_sample = min_boards, .unit = "hands"};
+                .reference =
+                    "exact conditional law per starting-hand class (all C(50,5) boards); quadratic form in "
+                    "the exact covariance, chi-square(k - 1)",
+                .distribution = "chi2",
+                .sample = finals_,
+                .min_sample = min_boards,
+                .unit = "hands"};
   if (finals_ < min_boards) {
-    out.push_back(invalid(std::move(r), fmt::format("needs {} hands with a 5-card board, has {}", min_boards, finals_)));
+    out.push_back(
+        invalid(std::move(r), fmt::format("needs {} hands with a 5-card board, has {}", min_boards, finals_)));
     return;
   }
   const auto& table = final_category_counts();

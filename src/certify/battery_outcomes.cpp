@@ -34,7 +34,8 @@ double parse_probability(std::string_view name, std::string_view v) {
     return x;
   };
   const auto slash = v.find('/');
-  const double p = slash == std::string_view::npos ? number(v) : number(v.substr(0, slash)) / number(v.substr(slash + 1));
+  const double p = slash == std::string_view::npos ? number(v)
+                                                   : number(v.substr(0, slash)) / number(v.substr(slash + 1));
   if (!(p > 0 && p < 1))
     throw std::invalid_argument(fmt::format("category '{}': probability {} is not between 0 and 1", name, v));
   return p;
@@ -156,11 +157,15 @@ void outcome_tally::results(std::vector<test_result>& out) const {
   for (std::size_t c = 0; c < k; ++c)
     seen += fmt::format("{}{} {} ({:.1f})", seen.empty() ? "" : ", ", spec_.categories[c].name, count_[c], n * p[c]);
   {
-    test_result r{.name = "outcome-frequencies", .family = "outcomes",
+    test_result r{.name = "outcome-frequencies",
+                  .family = "outcomes",
                   .description = "how often each outcome occurs, against its declared probability",
                   .reference = "Pearson chi-square against " + law +
                                "; exact multinomial test (Read & Cressie 1988) when a category expects < 5",
-                  .distribution = "chi2", .sample = n_, .min_sample = min_outcomes, .unit = "outcomes"};
+                  .distribution = "chi2",
+                  .sample = n_,
+                  .min_sample = min_outcomes,
+                  .unit = "outcomes"};
     if (n_ < min_outcomes) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} outcomes, has {}", min_outcomes, n_)));
     } else if (n * pmin >= 5) {
@@ -188,14 +193,19 @@ void outcome_tally::results(std::vector<test_result>& out) const {
     const double mean = m * q;
     const double var = m * q * (1 - q) + 2 * std::max(0.0, m - 1) * (s3 - q * q);
     const auto min_runs = static_cast<std::uint64_t>(std::ceil(20 / std::min(q, 1 - q))) + 1;
-    test_result r{.name = "outcome-runs", .family = "outcomes",
+    test_result r{.name = "outcome-runs",
+                  .family = "outcomes",
                   .description = "changes between consecutive outcomes: streaks or alternation",
-                  .reference = "runs of i.i.d. outcomes with the declared probabilities: exact mean and variance "
-                               "(1-dependent indicators; Wald & Wolfowitz 1940 for known probabilities), normal",
-                  .distribution = "normal", .sample = n_, .min_sample = min_runs, .unit = "outcomes"};
+                  .reference =
+                      "runs of i.i.d. outcomes with the declared probabilities: exact mean and variance "
+                      "(1-dependent indicators; Wald & Wolfowitz 1940 for known probabilities), normal",
+                  .distribution = "normal",
+                  .sample = n_,
+                  .min_sample = min_runs,
+                  .unit = "outcomes"};
     if (n_ < min_runs) {
-      out.push_back(invalid(std::move(r), fmt::format("needs {} outcomes (20 expected changes and repeats), has {}",
-                                                      min_runs, n_)));
+      out.push_back(invalid(std::move(r),
+                            fmt::format("needs {} outcomes (20 expected changes and repeats), has {}", min_runs, n_)));
     } else {
       const double z = (static_cast<double>(changes_) - mean) / std::sqrt(var);
       r.statistic = z;
@@ -210,11 +220,16 @@ void outcome_tally::results(std::vector<test_result>& out) const {
     }
   }
   {
-    test_result r{.name = "outcome-longest-run", .family = "outcomes",
+    test_result r{.name = "outcome-longest-run",
+                  .family = "outcomes",
                   .description = "the longest run of each outcome: too long (streaks) or too short",
-                  .reference = "exact law of the longest success run (Feller vol. 1, XIII.7), two-sided, "
-                               "Bonferroni over the categories",
-                  .distribution = "exact", .sample = n_, .min_sample = min_outcomes, .unit = "outcomes"};
+                  .reference =
+                      "exact law of the longest success run (Feller vol. 1, XIII.7), two-sided, "
+                      "Bonferroni over the categories",
+                  .distribution = "exact",
+                  .sample = n_,
+                  .min_sample = min_outcomes,
+                  .unit = "outcomes"};
     if (n_ < min_outcomes) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} outcomes, has {}", min_outcomes, n_)));
     } else {
@@ -235,12 +250,17 @@ void outcome_tally::results(std::vector<test_result>& out) const {
   }
   if (groups_.empty()) return;
   const std::string key = group_key_.empty() ? "group" : group_key_;
-  test_result r{.name = "outcome-by-" + key, .family = "outcomes",
+  test_result r{.name = "outcome-by-" + key,
+                .family = "outcomes",
                 .description = fmt::format("each {}'s outcome frequencies against the declared law: one {} "
-                                           "favoured", key, key),
+                                           "favoured",
+                                           key, key),
                 .reference = "Pearson chi-square per " + key + " against " + law + ", Bonferroni over the " + key +
                              "s with >= 5 expected in every category",
-                .distribution = "chi2", .sample = 0, .min_sample = 0, .unit = key + "s"};
+                .distribution = "chi2",
+                .sample = 0,
+                .min_sample = 0,
+                .unit = key + "s"};
   const auto need = static_cast<std::uint64_t>(std::ceil(5 / pmin));
   r.min_sample = 1;
   double best = 2;
@@ -260,7 +280,8 @@ void outcome_tally::results(std::vector<test_result>& out) const {
   r.sample = used;
   if (used == 0) {
     out.push_back(invalid(std::move(r), fmt::format("needs {} outcomes at a {} ({} expected in every category), "
-                                                    "has none", need, key, 5)));
+                                                    "has none",
+                                                    need, key, 5)));
     return;
   }
   r.statistic = best;
@@ -283,8 +304,7 @@ outcome_tally read_outcomes(std::istream& in, std::optional<outcome_spec> declar
       std::string_view body = trim(s.substr(1));
       constexpr std::string_view tag = "categories:";
       if (!body.starts_with(tag)) continue;
-      if (t)
-        throw std::runtime_error(fmt::format("outcomes line {}: the categories are declared twice", line_no));
+      if (t) throw std::runtime_error(fmt::format("outcomes line {}: the categories are declared twice", line_no));
       try {
         t.emplace(parse_outcome_spec(body.substr(tag.size())));
       } catch (const std::invalid_argument& e) {
@@ -293,8 +313,10 @@ outcome_tally read_outcomes(std::istream& in, std::optional<outcome_spec> declar
       continue;
     }
     if (!t)
-      throw std::runtime_error(fmt::format("outcomes line {}: an outcome before the '# categories: name=p ...' "
-                                           "declaration", line_no));
+      throw std::runtime_error(
+          fmt::format("outcomes line {}: an outcome before the '# categories: name=p ...' "
+                      "declaration",
+                      line_no));
     const auto space = s.find_first_of(" \t");
     const std::string_view name = s.substr(0, space);
     std::string_view group;
@@ -302,9 +324,10 @@ outcome_tally read_outcomes(std::istream& in, std::optional<outcome_spec> declar
       const std::string_view label = trim(s.substr(space));
       const auto eq = label.find('=');
       const std::string_view k = eq == std::string_view::npos ? std::string_view{} : label.substr(0, eq);
-      if ((k != "seat" && k != "table") || eq + 1 == label.size() || label.find_first_of(" \t") != std::string_view::npos)
-        throw std::runtime_error(fmt::format("outcomes line {}: '{}' is not a seat=X or table=X label", line_no,
-                                             label.substr(0, 40)));
+      if ((k != "seat" && k != "table") || eq + 1 == label.size() ||
+          label.find_first_of(" \t") != std::string_view::npos)
+        throw std::runtime_error(
+            fmt::format("outcomes line {}: '{}' is not a seat=X or table=X label", line_no, label.substr(0, 40)));
       if (!key.empty() && k != key)
         throw std::runtime_error(fmt::format("outcomes line {}: a {} label in a file of {} labels", line_no, k, key));
       key = std::string(k);
@@ -315,8 +338,8 @@ outcome_tally read_outcomes(std::istream& in, std::optional<outcome_spec> declar
     if (it == cats.end()) {
       std::string names;
       for (const auto& c : cats) names += fmt::format("{}{}", names.empty() ? "" : ", ", c.name);
-      throw std::runtime_error(fmt::format("outcomes line {}: '{}' is not a declared category ({})", line_no,
-                                           name.substr(0, 40), names));
+      throw std::runtime_error(
+          fmt::format("outcomes line {}: '{}' is not a declared category ({})", line_no, name.substr(0, 40), names));
     }
     t->add(static_cast<std::size_t>(it - cats.begin()), group);
     if ((line_no & 0xfffff) == 0) rc.progress(line_no, 0);

@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <boost/math/distributions/binomial.hpp>
 #include <fmt/format.h>
 
 namespace fairdeck::certify {
@@ -93,11 +92,8 @@ void deck_outcomes::results(std::size_t deck_size, std::vector<test_result>& out
     if (pairs_ < r.min_sample) {
       out.push_back(invalid(std::move(r), fmt::format("fewer than {} consecutive decks", r.min_sample)));
     } else {
-      const boost::math::binomial_distribution<double> b(static_cast<double>(pairs_), p);
-      const double x = static_cast<double>(same_top_);
-      const double lo = boost::math::cdf(b, x), hi = x == 0 ? 1.0 : boost::math::cdf(boost::math::complement(b, x - 1));
-      r.statistic = x;
-      r.p_value = std::min(1.0, 2 * std::min(lo, hi));
+      r.statistic = static_cast<double>(same_top_);
+      r.p_value = binomial_two_sided(same_top_, pairs_, p);
       r.expected = static_cast<double>(pairs_) * p;
       r.note = fmt::format("{} repeats in {} pairs, {:.1f} expected", same_top_, pairs_, *r.expected);
       r.effect = effect_kind::normal;

@@ -55,10 +55,10 @@ inline constexpr unsigned max_seats = 23;  // hold'em with one 52-card deck: at 
 
 // Flop texture cells (exact counts of the 22,100 flops: flop_texture_counts()).
 enum class flop_texture : std::uint8_t {
-  trips,                 // three of a rank
-  paired_two_tone,       // a pair, two cards of one suit
-  paired_rainbow,        // a pair, three suits
-  monotone_connected,    // one suit, three ranks within five (a straight draw on board; A plays low too)
+  trips,               // three of a rank
+  paired_two_tone,     // a pair, two cards of one suit
+  paired_rainbow,      // a pair, three suits
+  monotone_connected,  // one suit, three ranks within five (a straight draw on board; A plays low too)
   monotone_other,
   two_tone_connected,
   two_tone_other,
