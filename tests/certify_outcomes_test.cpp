@@ -223,7 +223,7 @@ TEST(CertifyOutcomesLaws, ExactLawsMatchBruteForce) {
 
 // Fair baccarat at 20,000 coups passes (false failure <= 1%, Holm); a banker edge of 2 points
 // (0.4786 / 0.4262 / 0.0952) fails: Cohen's w^2 = 0.02^2 (1/0.4586 + 1/0.4462) = 1.77e-3, a
-// non-centrality of 35 at n = 20,000 against the 15.5 a 90% power at alpha/4 (df 2) needs.
+// non-centrality of 35 at n = 20,000 against the 21.3 a 90% power at alpha/4 (df 2) needs.
 TEST(CertifyOutcomes, BiasedBaccaratFailsAndFairPasses) {
   const auto spec = fc::parse_outcome_spec(declaration("baccarat-8deck.txt"));
   const auto p = probs(spec);

@@ -1,8 +1,9 @@
 // A whole certification run (`fairdeck certify`): the battery on an engine's raw words or
 // scaled draws, on outside raw/scaled data, the deck audit and dealt-outcome tests on decks,
-// hand categories on dealt hands; one Holm decision over every test (result.hpp); data
-// volumes and SHA-256 of every input file. Methods, power table and the lab checklist:
-// docs/certify.md.
+// hand categories, hole cards, seats and boards on dealt hands (hands.hpp), outcomes of any
+// game against declared probabilities (outcomes.hpp); one Holm decision over every test
+// (result.hpp); data volumes and SHA-256 of every input file. Methods, power table and the
+// lab checklist: docs/certify.md.
 #pragma once
 
 #include <cstdint>
