@@ -127,80 +127,48 @@ void holdem_tally::results(std::vector<test_result>& out) const {
     return format_card(lo, {}) + format_card(hi, {});
   };
   const std::string ref_cls = "exact: 6 (pair), 4 (suited), 12 (offsuit) of the C(52,2) = 1,326 starting hands";
-  {
-    test_result r{.name = "hole-classes",
-                  .family = "hands",
-                  .description = "starting hands: the 169 classes (AA, AKs, AKo, ...) against their exact probabilities",
-                  .reference = ref_cls + "; Pearson chi-square, classes pooled in grid order to >= 5 expected",
-                  .distribution = "chi2",
-                  .sample = deals_,
-                  .min_sample = min_hands,
-                  .unit = "hands"};
+  // One hole-card test: invalid below min_hands, else `fill` computes it.
+  const auto hole_test = [&](test_result r, const auto& fill) {
+    r.family = "hands";
+    r.sample = deals_;
+    r.min_sample = min_hands;
+    r.unit = "hands";
     if (deals_ < min_hands) {
       out.push_back(invalid(std::move(r), fmt::format("needs {} hands, has {}", min_hands, deals_)));
-    } else {
-      std::vector<double> obs(cls.begin(), cls.end());
-      chi2_against(r, obs, cls_p);
-      out.push_back(std::move(r));
+      return;
     }
-  }
-  {
-    test_result r{.name = "hole-class-extreme",
-                  .family = "hands",
-                  .description =
-                      "starting hands: the class furthest from its exact probability (catches a missing "
-                      "or favoured class such as AA)",
-                  .reference = ref_cls + "; exact binomial tails, Bonferroni over the 169 classes",
-                  .distribution = "binomial",
-                  .sample = deals_,
-                  .min_sample = min_hands,
-                  .unit = "hands"};
-    if (deals_ < min_hands) {
-      out.push_back(invalid(std::move(r), fmt::format("needs {} hands, has {}", min_hands, deals_)));
-    } else {
-      extreme_cell(r, cls, cls_p, deals_, class_name);
-      r.note += "; " + missing_cell_text(6.0 / hole_combos, poker::preflop_classes, "a pair class (AA)");
-      out.push_back(std::move(r));
-    }
-  }
-  {
-    test_result r{.name = "hole-combos",
-                  .family = "hands",
-                  .description = "starting hands: the 1,326 exact two-card combinations, each 1/1326",
-                  .reference =
-                      "exact: uniform over C(52,2) = 1,326; Pearson chi-square, combinations pooled in "
-                      "index order to >= 5 expected",
-                  .distribution = "chi2",
-                  .sample = deals_,
-                  .min_sample = min_hands,
-                  .unit = "hands"};
-    if (deals_ < min_hands) {
-      out.push_back(invalid(std::move(r), fmt::format("needs {} hands, has {}", min_hands, deals_)));
-    } else {
-      std::vector<double> obs(combo_.begin(), combo_.end());
-      chi2_against(r, obs, combo_p);
-      out.push_back(std::move(r));
-    }
-  }
-  {
-    test_result r{.name = "hole-combo-extreme",
-                  .family = "hands",
-                  .description =
-                      "starting hands: the two-card combination furthest from 1/1326 (a card pair "
-                      "never or too often dealt)",
-                  .reference = "exact binomial(n, 1/1326) tails, Bonferroni over the 1,326 combinations",
-                  .distribution = "binomial",
-                  .sample = deals_,
-                  .min_sample = min_hands,
-                  .unit = "hands"};
-    if (deals_ < min_hands) {
-      out.push_back(invalid(std::move(r), fmt::format("needs {} hands, has {}", min_hands, deals_)));
-    } else {
-      extreme_cell(r, combo_, combo_p, deals_, combo_name);
-      r.note += "; " + missing_cell_text(1.0 / hole_combos, hole_combos, "a combination");
-      out.push_back(std::move(r));
-    }
-  }
+    fill(r);
+    out.push_back(std::move(r));
+  };
+  hole_test({.name = "hole-classes",
+             .description = "starting hands: the 169 classes (AA, AKs, AKo, ...) against their exact probabilities",
+             .reference = ref_cls + "; Pearson chi-square, classes pooled in grid order to >= 5 expected",
+             .distribution = "chi2"},
+            [&](test_result& r) { chi2_against(r, std::vector<double>(cls.begin(), cls.end()), cls_p); });
+  hole_test({.name = "hole-class-extreme",
+             .description = "starting hands: the class furthest from its exact probability (catches a missing or "
+                            "favoured class such as AA)",
+             .reference = ref_cls + "; exact binomial tails, Bonferroni over the 169 classes",
+             .distribution = "binomial"},
+            [&](test_result& r) {
+              extreme_cell(r, cls, cls_p, deals_, class_name);
+              r.note += "; " + missing_cell_text(6.0 / hole_combos, poker::preflop_classes, "a pair class (AA)");
+            });
+  hole_test({.name = "hole-combos",
+             .description = "starting hands: the 1,326 exact two-card combinations, each 1/1326",
+             .reference = "exact: uniform over C(52,2) = 1,326; Pearson chi-square, combinations pooled in index "
+                          "order to >= 5 expected",
+             .distribution = "chi2"},
+            [&](test_result& r) { chi2_against(r, std::vector<double>(combo_.begin(), combo_.end()), combo_p); });
+  hole_test({.name = "hole-combo-extreme",
+             .description = "starting hands: the two-card combination furthest from 1/1326 (a card pair never or "
+                            "too often dealt)",
+             .reference = "exact binomial(n, 1/1326) tails, Bonferroni over the 1,326 combinations",
+             .distribution = "binomial"},
+            [&](test_result& r) {
+              extreme_cell(r, combo_, combo_p, deals_, combo_name);
+              r.note += "; " + missing_cell_text(1.0 / hole_combos, hole_combos, "a combination");
+            });
   // Seats: only when the input names them (several seats per line, or "N:" labels).
   unsigned seats = 0;
   std::uint64_t seat_min = UINT64_MAX;
