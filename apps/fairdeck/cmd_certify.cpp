@@ -16,6 +16,7 @@
 #include "command.hpp"
 #include "fairdeck/certify/certify.hpp"
 #include "fairdeck/certify/evidence.hpp"
+#include "fairdeck/certify/outcomes.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "fairdeck/util/sha256.hpp"
 #include "options.hpp"
@@ -32,7 +33,7 @@ struct certify_options {
   std::uint64_t values = default_values, bytes = 0, range = 0, max_values = 0;
   unsigned word_bits = 64, lags = 16;
   double alpha = 0.01;
-  std::string raw, scaled, input, hands, format = "auto", known_bad, html, report, sign;
+  std::string raw, scaled, input, hands, outcomes, categories, format = "auto", known_bad, html, report, sign;
   bool json = false;
   CLI::Option *values_opt = nullptr, *bytes_opt = nullptr, *range_opt = nullptr, *max_opt = nullptr,
               *word_bits_opt = nullptr;
@@ -60,7 +61,8 @@ certify::certify_plan make_plan(const certify_options& o) {
     if (o.max_values == 0) throw usage_error("--max-values must be at least 1");
     p.max_values = o.max_values;
   }
-  const bool outside = !o.raw.empty() || !o.scaled.empty() || !o.input.empty() || !o.hands.empty();
+  const bool outside =
+      !o.raw.empty() || !o.scaled.empty() || !o.input.empty() || !o.hands.empty() || !o.outcomes.empty();
   if (!o.raw.empty()) {
     if (o.word_bits != 32 && o.word_bits != 64) throw usage_error("--word-bits must be 32 or 64");
     p.raw_path = o.raw;
@@ -80,6 +82,12 @@ certify::certify_plan make_plan(const certify_options& o) {
     p.deck = o.deck.spec();
   }
   if (!o.hands.empty()) p.hands_path = o.hands;
+  if (!o.outcomes.empty()) p.outcomes_path = o.outcomes;
+  if (!o.categories.empty()) {
+    if (o.outcomes.empty()) throw usage_error("--categories applies only to --outcomes");
+    (void)labelled("--categories", [&] { return certify::parse_outcome_spec(o.categories); });
+    p.outcome_categories = o.categories;
+  }
   if (o.values_opt->count() && o.bytes_opt->count()) throw usage_error("--values and --bytes are mutually exclusive");
   if (o.values_opt->count() && o.values == 0) throw usage_error("--values must be at least 1");
   if (!o.known_bad.empty()) {
@@ -127,7 +135,7 @@ int run_certify(const certify_options& o) {
   if (!o.sign.empty()) (void)certify::sign_message("", o.sign);  // a bad key fails before the long run
   // Report paths are checked before the long run, against the inputs (util/safe_output.hpp).
   std::vector<std::string> inputs;
-  for (const auto* in : {&o.raw, &o.scaled, &o.input, &o.hands})
+  for (const auto* in : {&o.raw, &o.scaled, &o.input, &o.hands, &o.outcomes})
     if (!in->empty()) inputs.push_back(*in);
   for (const auto* out : {&o.report, &o.html})
     if (!out->empty()) (void)check_output_path(*out, inputs);
@@ -228,6 +236,10 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--input", o->input, "Test decks from FILE ('-': stdin), one per line, as fairdeck audit --input");
   cmd->add_option("--format", o->format, "Deck format: auto, text or indices")->capture_default_str();
   cmd->add_option("--hands", o->hands, "Test dealt hands from FILE, one per line (2, 5, 6 or 7 cards)");
+  cmd->add_option("--outcomes", o->outcomes,
+                  "Test game outcomes from FILE, one per line, categories declared by '# categories: name=p ...'");
+  cmd->add_option("--categories", o->categories,
+                  "Declare --outcomes' categories here instead: 'banker=0.458597 player=0.446247 tie=0.095156'");
   o->max_opt = cmd->add_option("--max-values", o->max_values, "Read at most N values from --raw/--scaled");
   std::string bad_names;
   for (const auto& k : certify::known_bad_catalog()) bad_names += fmt::format("{}{}", bad_names.empty() ? "" : ", ", k.name);

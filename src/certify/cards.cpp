@@ -1,11 +1,12 @@
 #include "fairdeck/certify/cards.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <istream>
 #include <stdexcept>
 #include <string>
 
-#include <boost/math/distributions/binomial.hpp>
 #include <fmt/format.h>
 
 namespace fairdeck::certify {
@@ -91,11 +92,8 @@ void deck_outcomes::results(std::size_t deck_size, std::vector<test_result>& out
     if (pairs_ < r.min_sample) {
       out.push_back(invalid(std::move(r), fmt::format("fewer than {} consecutive decks", r.min_sample)));
     } else {
-      const boost::math::binomial_distribution<double> b(static_cast<double>(pairs_), p);
-      const double x = static_cast<double>(same_top_);
-      const double lo = boost::math::cdf(b, x), hi = x == 0 ? 1.0 : boost::math::cdf(boost::math::complement(b, x - 1));
-      r.statistic = x;
-      r.p_value = std::min(1.0, 2 * std::min(lo, hi));
+      r.statistic = static_cast<double>(same_top_);
+      r.p_value = binomial_two_sided(same_top_, pairs_, p);
       r.expected = static_cast<double>(pairs_) * p;
       r.note = fmt::format("{} repeats in {} pairs, {:.1f} expected", same_top_, pairs_, *r.expected);
       r.effect = effect_kind::normal;
@@ -114,18 +112,36 @@ void deck_outcomes::results(std::size_t deck_size, std::vector<test_result>& out
 
 void read_hands(std::istream& in, hand_tallies& out, const run_control& rc) {
   std::string line;
+  std::vector<std::vector<card_t>> groups;  // cards between '|' separators
   std::vector<card_t> hand;
+  std::vector<std::array<card_t, 2>> seats;
   while (!rc.stopped() && std::getline(in, line)) {
     ++out.lines;
     std::string_view s(line);
     if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
     const auto first = s.find_first_not_of(" \t");
     if (first == std::string_view::npos || s[first] == '#') continue;
-    hand.clear();
+    s.remove_prefix(first);
+    ++out.hands;
+    // An optional seat label "N:" (seat N's hole cards; several seats: N, N+1, ...).
+    std::optional<unsigned> label;
+    if (const auto colon = s.find(':'); colon != std::string_view::npos && colon > 0 && colon <= 3) {
+      unsigned v = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + colon, v);
+      if (ec != std::errc() || end != s.data() + colon || v < 1 || v > max_seats)
+        throw std::runtime_error(fmt::format("hands line {}: the seat label '{}' is not a seat 1..{}", out.lines,
+                                             s.substr(0, colon + 1), max_seats));
+      label = v;
+      s.remove_prefix(colon + 1);
+    }
+    groups.assign(1, {});
     std::uint64_t seen = 0;
     std::size_t i = 0;
     while (i < s.size()) {
-      while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',' || s[i] == '|')) ++i;
+      while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',' || s[i] == '|')) {
+        if (s[i] == '|') groups.emplace_back();
+        ++i;
+      }
       std::size_t j = i;
       while (j < s.size() && !(s[j] == ' ' || s[j] == '\t' || s[j] == ',' || s[j] == '|')) ++j;
       if (j == i) break;
@@ -139,19 +155,50 @@ void read_hands(std::istream& in, hand_tallies& out, const run_control& rc) {
       if (seen >> c & 1)
         throw std::runtime_error(fmt::format("hands line {}: card '{}' appears twice", out.lines, s.substr(i, j - i)));
       seen |= std::uint64_t{1} << c;
-      if (hand.size() == 7)
-        throw std::runtime_error(fmt::format("hands line {}: more than 7 cards (expected 2, 5, 6 or 7)", out.lines));
-      hand.push_back(c);
+      groups.back().push_back(c);
       i = j;
     }
-    if (hand.size() == 2) {
-      ++out.hole_hands;
-      ++out.hole[rank_of(hand[0]) == rank_of(hand[1]) ? 0 : suit_of(hand[0]) == suit_of(hand[1]) ? 1 : 2];
-      continue;
+    if (groups.size() == 1) {  // no '|': 2 hole cards, or 5, 6 or 7 cards
+      auto& h = groups[0];
+      if (h.size() > 7)
+        throw std::runtime_error(fmt::format("hands line {}: more than 7 cards (expected 2, 5, 6 or 7)", out.lines));
+      if (h.size() == 2) {
+        ++out.hole_hands;
+        ++out.hole[rank_of(h[0]) == rank_of(h[1]) ? 0 : suit_of(h[0]) == suit_of(h[1]) ? 1 : 2];
+        seats.assign(1, {h[0], h[1]});
+        out.holdem.add({.seats = seats, .board = {}, .first_seat = label.value_or(1), .seats_known = label.has_value()});
+        continue;
+      }
+      if (h.size() < 5)
+        throw std::runtime_error(fmt::format("hands line {}: {} cards (expected 2, 5, 6 or 7)", out.lines, h.size()));
+      if (label) throw std::runtime_error(fmt::format("hands line {}: a seat label needs hole cards and '|'", out.lines));
+      (h.size() == 5 ? out.five : h.size() == 6 ? out.six : out.seven).add(h);
+    } else {  // hold'em: seats' hole cards | ... | board (a last group of 3, 4 or 5 cards)
+      std::span<const card_t> board;
+      std::size_t seat_groups = groups.size();
+      if (const auto last = groups.back().size(); last != 2) {
+        if (last != 0 && (last < 3 || last > 5))
+          throw std::runtime_error(fmt::format("hands line {}: a board of {} cards (expected 3, 4 or 5)", out.lines, last));
+        board = groups.back();
+        --seat_groups;
+      }
+      seats.clear();
+      for (std::size_t g = 0; g < seat_groups; ++g) {
+        if (groups[g].size() != 2)
+          throw std::runtime_error(fmt::format("hands line {}: seat {} has {} cards (hole cards are 2; the board "
+                                               "of 3, 4 or 5 cards comes last)", out.lines, g + 1, groups[g].size()));
+        seats.push_back({groups[g][0], groups[g][1]});
+      }
+      if (label.value_or(1) + seats.size() - 1 > max_seats)
+        throw std::runtime_error(fmt::format("hands line {}: more than {} seats", out.lines, max_seats));
+      out.holdem.add({.seats = seats, .board = board, .first_seat = label.value_or(1),
+                      .seats_known = label.has_value() || seats.size() > 1});
+      if (!board.empty()) {  // the first seat's cards: the best-five category as before
+        hand.assign(seats[0].begin(), seats[0].end());
+        hand.insert(hand.end(), board.begin(), board.end());
+        (hand.size() == 5 ? out.five : hand.size() == 6 ? out.six : out.seven).add(hand);
+      }
     }
-    if (hand.size() < 5)
-      throw std::runtime_error(fmt::format("hands line {}: {} cards (expected 2, 5, 6 or 7)", out.lines, hand.size()));
-    (hand.size() == 5 ? out.five : hand.size() == 6 ? out.six : out.seven).add(hand);
     if ((out.lines & 0xfffff) == 0) rc.progress(out.lines, 0);
   }
   if (in.bad()) throw std::runtime_error("read error on the hands input");
@@ -179,7 +226,8 @@ void hand_results(const hand_tallies& t, std::vector<test_result>& out) {
       out.push_back(std::move(r));
     }
   }
-  if (!t.five.hands && !t.six.hands && !t.seven.hands && !t.hole_hands)
+  t.holdem.results(out);
+  if (!t.five.hands && !t.six.hands && !t.seven.hands && !t.hole_hands && !t.holdem.deals())
     out.push_back(invalid(test_result{.name = "hand-categories", .family = "hands",
                                       .description = "dealt hand category frequencies", .reference = {},
                                       .distribution = "chi2", .sample = 0, .min_sample = 200, .unit = "hands"},

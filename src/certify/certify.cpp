@@ -13,6 +13,7 @@
 
 #include "fairdeck/certify/cards.hpp"
 #include "fairdeck/certify/evidence.hpp"
+#include "fairdeck/certify/outcomes.hpp"
 #include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::certify {
@@ -137,7 +138,8 @@ std::string seeding_description(const engine_spec& e) {
 
 certification run_certification(const certify_plan& p, const run_control& rc) {
   if (!(p.alpha > 0 && p.alpha < 1)) throw std::invalid_argument("alpha must be between 0 and 1");
-  if (!p.engine && !p.bad && !p.raw_path && !p.scaled_path && !p.decks_path && !p.hands_path)
+  if (!p.engine && !p.bad && !p.raw_path && !p.scaled_path && !p.decks_path && !p.hands_path &&
+      !p.outcomes_path)
     throw std::invalid_argument("nothing to certify: name an engine or an input");
   certification c;
   if (p.engine) {
@@ -229,10 +231,22 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
     hand_tallies t;
     read_hands(*o.in, t, rc);
     hand_results(t, c.tests);
-    o.record.description = fmt::format("dealt hands: {} of 2 cards, {} of 5, {} of 6, {} of 7", t.hole_hands,
-                                       t.five.hands, t.six.hands, t.seven.hands);
-    o.record.volume = t.hole_hands + t.five.hands + t.six.hands + t.seven.hands;
+    o.record.description = fmt::format("dealt hands: {} of 2 cards, {} of 5, {} of 6, {} of 7; {} with hole cards",
+                                       t.hole_hands, t.five.hands, t.six.hands, t.seven.hands, t.holdem.deals());
+    o.record.volume = t.hands;
     o.record.unit = "hands";
+    c.inputs.push_back(o.finish());
+  }
+  if (p.outcomes_path && !rc.stopped()) {
+    std::optional<outcome_spec> declared;
+    if (p.outcome_categories) declared = parse_outcome_spec(*p.outcome_categories);
+    opened_input o;
+    open_input(o, *p.outcomes_path, "outcomes");
+    const outcome_tally t = read_outcomes(*o.in, std::move(declared), rc);
+    t.results(c.tests);
+    o.record.description = "one outcome per line; categories " + t.spec().describe();
+    o.record.volume = t.outcomes();
+    o.record.unit = "outcomes";
     c.inputs.push_back(o.finish());
   }
   c.complete = !rc.stopped();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fairdeck/cards/card.hpp"
+#include "fairdeck/certify/hands.hpp"
 #include "fairdeck/certify/result.hpp"
 #include "fairdeck/poker/hand_eval.hpp"
 #include "fairdeck/util/run_control.hpp"
@@ -56,10 +57,17 @@ class deck_outcomes {
 // and '|'; '#' lines and blank lines are skipped. Throws std::runtime_error naming the line
 // on anything else. Two-card hands are tallied as pair / suited / offsuit (exactly 78, 312
 // and 936 of the 1,326 starting hands).
+// Hold'em deals (hands.hpp): groups separated by '|' are seats' hole cards (2 each, seat 1
+// first) and, last, the board (3, 4 or 5 cards): "Ah Kd | Qs Qc | 7c 7s 2h 9d Tc". A leading
+// "N:" labels the first seat ("3: Ah Kd | 7c 7s 2h"). Every two-card hand and deal also feeds
+// `holdem` (hole-card, seat and board tests); the first seat with the board feeds the
+// 5/6/7-card category tallies as a one-seat line always did.
 struct hand_tallies {
   hand_tally five{5}, six{6}, seven{7};
   std::array<std::uint64_t, 3> hole{};  // pair, suited, offsuit
   std::uint64_t hole_hands = 0;
+  holdem_tally holdem;
+  std::uint64_t hands = 0;  // lines holding a hand or a deal
   std::uint64_t lines = 0;
 };
 void read_hands(std::istream& in, hand_tallies& out, const run_control& control = {});

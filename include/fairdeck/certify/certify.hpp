@@ -1,8 +1,9 @@
 // A whole certification run (`fairdeck certify`): the battery on an engine's raw words or
 // scaled draws, on outside raw/scaled data, the deck audit and dealt-outcome tests on decks,
-// hand categories on dealt hands; one Holm decision over every test (result.hpp); data
-// volumes and SHA-256 of every input file. Methods, power table and the lab checklist:
-// docs/certify.md.
+// hand categories, hole cards, seats and boards on dealt hands (hands.hpp), outcomes of any
+// game against declared probabilities (outcomes.hpp); one Holm decision over every test
+// (result.hpp); data volumes and SHA-256 of every input file. Methods, power table and the
+// lab checklist: docs/certify.md.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,9 @@ struct certify_plan {
   stats::deck_format deck_format = stats::deck_format::auto_detect;
   deck_spec deck{};
   std::optional<std::string> hands_path;
+  // Outcomes of any game (outcomes.hpp); the categories from the file's header unless given here.
+  std::optional<std::string> outcomes_path;
+  std::optional<std::string> outcome_categories;
   std::uint64_t max_values = UINT64_MAX;  // cap on values read from raw/scaled files
   double alpha = 0.01;
   battery_settings settings{};
@@ -45,7 +49,7 @@ struct certify_plan {
 };
 
 struct input_record {
-  std::string family;       // "raw", "scaled", "decks", "hands"
+  std::string family;       // "raw", "scaled", "decks", "hands", "outcomes"
   std::string source;       // "engine", "file", "stdin", "pipe" (a named non-regular input), "known-bad"
   std::string name;         // engine name, path, generator name
   std::string description;  // e.g. the engine's seeding, the stream's word size
