@@ -47,11 +47,21 @@ class lag_view {
   void push(unsigned x) {
     hist_buf_[head_ & 63] = static_cast<std::uint16_t>(x);
     if (head_ >= max_lag) {
-      for (std::size_t j = 0; j < relation_count; ++j) {
-        const auto& l = lag_relations[j];
-        const unsigned a = hist_buf_[(head_ - l.r) & 63], b = hist_buf_[(head_ - l.s) & 63];
-        const unsigned d = l.sign > 0 ? (x + 2 * q_ - a - b) % q_ : (x + q_ - a + b) % q_;
-        ++hist_[j * q_ + d];
+      if (q_ == 256) {
+        for (std::size_t j = 0; j < relation_count; ++j) {
+          const auto& l = lag_relations[j];
+          const unsigned a = hist_buf_[(head_ - l.r) & 63], b = hist_buf_[(head_ - l.s) & 63];
+          ++hist_[j * 256 + ((l.sign > 0 ? x - a - b : x - a + b) & 255u)];
+        }
+      } else {
+        for (std::size_t j = 0; j < relation_count; ++j) {
+          const auto& l = lag_relations[j];
+          const unsigned a = hist_buf_[(head_ - l.r) & 63], b = hist_buf_[(head_ - l.s) & 63];
+          unsigned d = l.sign > 0 ? x + 2 * q_ - a - b : x + q_ - a + b;  // in [0, 3q)
+          if (d >= q_) d -= q_;
+          if (d >= q_) d -= q_;
+          ++hist_[j * q_ + d];
+        }
       }
       ++positions_;
     }
@@ -244,7 +254,7 @@ unsigned linear_complexity_of(const std::uint64_t* s, unsigned n) {
   for (unsigned j = 0; j < n; ++j)
     if ((s[(n - 1 - j) / 64] >> ((n - 1 - j) % 64)) & 1) rev[j / 64] |= std::uint64_t{1} << (j % 64);
   c[0] = b[0] = 1;
-  unsigned L = 0;
+  unsigned L = 0, lb = 0;  // deg C <= L, deg B <= lb
   int m = -1;
   for (unsigned N = 0; N < n; ++N) {
     const unsigned o = n - 1 - N;
@@ -257,11 +267,12 @@ unsigned linear_complexity_of(const std::uint64_t* s, unsigned n) {
     if (!(std::popcount(acc) & 1)) continue;
     t = c;
     const unsigned k = N - static_cast<unsigned>(m), kq = k / 64, ks = k % 64;
-    for (unsigned w = 0; w + kq < words; ++w) {
+    for (unsigned w = 0; w <= lb / 64 && w + kq < words; ++w) {
       c[w + kq] ^= b[w] << ks;
       if (ks && w + kq + 1 < words) c[w + kq + 1] ^= b[w] >> (64 - ks);
     }
     if (2 * L <= N) {
+      lb = L;
       L = N + 1 - L;
       m = static_cast<int>(N);
       b = t;
