@@ -328,7 +328,7 @@ TEST(CertifyFamily, FalseFailRateOfTheWholeBatteryIsAtMostAlpha) {
                      : boost::math::binomial_distribution<double>::find_upper_bound_on_p(runs, failed, 0.025);
   std::printf("family false FAIL: %d of %d reports (%.2f%%; 95%% upper bound %.2f%%)\n", failed, runs,
               100.0 * failed / runs, 100 * upper);
-  const int limit = FAIRDECK_SLOW_BUILD ? 6 : 33;  // P(Bin(200, 0.01) > 6) = 4.5e-3
+  const int limit = FAIRDECK_SLOW_BUILD ? 6 : 33;  // P(Bin(200, 0.01) > 6) = 4.3e-3
   EXPECT_LE(failed, limit);
 }
 

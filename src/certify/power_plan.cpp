@@ -9,6 +9,7 @@
 
 #include "fairdeck/certify/battery.hpp"
 #include "fairdeck/certify/result.hpp"
+#include "fairdeck/certify/validity.hpp"
 
 namespace fairdeck::certify {
 namespace {
@@ -85,15 +86,6 @@ double constant_of(const planned_test& t, double threshold, double power) {
 std::string unit_of(const planned_test& t) {
   const std::string_view f = t.family;
   return f == "raw" ? "bytes" : f == "decks" ? "decks" : "hands";
-}
-
-std::string with_commas(std::uint64_t v) {
-  std::string d = std::to_string(v), out;
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (i && (d.size() - i) % 3 == 0) out += ',';
-    out += d[i];
-  }
-  return out;
 }
 
 }  // namespace

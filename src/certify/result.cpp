@@ -20,15 +20,6 @@ namespace {
 
 constexpr double power = 0.9;
 
-// 1234567 -> "1,234,567" (the docs' spelling of counts).
-std::string with_commas(std::uint64_t v) {
-  std::string d = std::to_string(v), out;
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (i && (d.size() - i) % 3 == 0) out += ',';
-    out += d[i];
-  }
-  return out;
-}
 
 double chi2_noncentrality(double df, double threshold) { return chi2_noncentrality_for(df, threshold, power); }
 double normal_shift(double threshold) { return normal_shift_for(threshold, power); }
@@ -181,6 +172,15 @@ const validity& validity_of(std::string_view test) {
   for (const auto& v : validity_table)
     if (v.test == test) return v;
   throw std::logic_error(fmt::format("no validity row for the test '{}'", test));
+}
+
+std::string with_commas(std::uint64_t v) {
+  std::string d = std::to_string(v), out;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i && (d.size() - i) % 3 == 0) out += ',';
+    out += d[i];
+  }
+  return out;
 }
 
 std::string needs(std::uint64_t need, std::uint64_t has, std::string_view unit) {

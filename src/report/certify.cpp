@@ -114,8 +114,11 @@ std::string certify_power_table(const certify::power_plan& p) {
         r.target ? fmt::format("{}:{:g} needs {} {}{}", certify::effect_measure_name(r.measure), *r.target, *r.needed, r.unit,
                                r.data ? (*r.needed <= r.data ? " (detected with this data)" : " (more than given)") : "")
                  : "";
-    fmt::format_to(it, "{:<7} {:<19} {:<7} {:>16} {:>12}  {}\n", r.family, r.test, certify::effect_measure_name(r.measure),
-                   fmt::format("{} {}", r.data, r.unit), detects, target);
+    std::string line = fmt::format("{:<7} {:<19} {:<7} {:>16} {:>12}  {}", r.family, r.test,
+                                   certify::effect_measure_name(r.measure), fmt::format("{} {}", r.data, r.unit), detects,
+                                   target);
+    line.erase(line.find_last_not_of(' ') + 1);
+    fmt::format_to(it, "{}\n", line);
   }
   fmt::format_to(it, "\n{}\n", certify::power_statement(p));
   return out;

@@ -67,6 +67,9 @@ inline constexpr validity validity_table[] = {
 // The row of `test` (std::logic_error for a name not in the table: a programming error).
 [[nodiscard]] const validity& validity_of(std::string_view test);
 
+// 1234567 -> "1,234,567" (how notes, power statements and docs spell counts).
+[[nodiscard]] std::string with_commas(std::uint64_t v);
+
 // "needs 100 bits, has 64" — the note of a test below its minimum.
 [[nodiscard]] std::string needs(std::uint64_t need, std::uint64_t has, std::string_view unit);
 
