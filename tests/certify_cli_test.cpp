@@ -132,7 +132,7 @@ TEST(CertifyCli, RawScaledAndHandsInputs) {
   EXPECT_NE(r.err.find("partial"), std::string::npos) << r.err;
 
   // Scaled draws: the engine's bounded draws, then a file with one value per line.
-  r = run_cli("random --engine chacha20 --seed 4 --below 52 --count 60000 > " + d.file("scaled.txt"));
+  r = run_cli("random --engine chacha20 --seed 4 --below 52 --count 70000 > " + d.file("scaled.txt"));
   ASSERT_EQ(r.exit_code, 0);
   r = run_cli("certify --scaled " + d.file("scaled.txt") + " --range 52 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -310,10 +310,10 @@ TEST(CertifyCli, PipesFifosAndProcessSubstitutionAreStreams) {
         "mkfifo");
 
   // Scaled draws through a pipe path.
-  ASSERT_EQ(run_cli("random --engine chacha20 --seed 4 --below 52 --count 60000 > " + d.file("scaled.txt")).exit_code, 0);
-  auto r = run_bash(d, "$F certify --scaled <(cat " + d.file("scaled.txt") + ") --range 52 --max-values 60000 --json");
+  ASSERT_EQ(run_cli("random --engine chacha20 --seed 4 --below 52 --count 70000 > " + d.file("scaled.txt")).exit_code, 0);
+  auto r = run_bash(d, "$F certify --scaled <(cat " + d.file("scaled.txt") + ") --range 52 --max-values 70000 --json");
   ASSERT_EQ(r.exit_code, 0) << slurp(d.file("script.err")) << r.out;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"][0]["volume"], 60000);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"][0]["volume"], 70000);
 
   // Decks from a FIFO.
   std::string decks;
@@ -343,13 +343,13 @@ TEST(CertifyCli, PipesFifosAndProcessSubstitutionAreStreams) {
 // 2^23 values a replicate) and --max-values was ignored. It now sizes it, as for --raw -.
 TEST(CertifyCli, ScaledStdinIsSizedByMaxValues) {
   temp_dir d;
-  ASSERT_EQ(run_cli("random --engine chacha20 --seed 4 --below 52 --count 60000 > " + d.file("scaled.txt")).exit_code, 0);
+  ASSERT_EQ(run_cli("random --engine chacha20 --seed 4 --below 52 --count 70000 > " + d.file("scaled.txt")).exit_code, 0);
   const std::string draws = slurp(d.file("scaled.txt"));
-  auto r = run_cli("certify --scaled - --range 52 --max-values 60000 --json", draws);
+  auto r = run_cli("certify --scaled - --range 52 --max-values 70000 --json", draws);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;  // was 4: birthday-spacings invalid
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["verdict"], "pass");
-  EXPECT_EQ(j["inputs"][0]["volume"], 60000);
+  EXPECT_EQ(j["inputs"][0]["volume"], 70000);
   EXPECT_EQ(j["inputs"][0]["source"], "stdin");
   for (const auto& t : j["tests"]) EXPECT_EQ(t["result"], "pass") << t.dump();
   // Without --max-values the length is unknown: the report says why the test lacked data.

@@ -145,7 +145,13 @@ TEST(CertifyBattery, PValuesAreUniformUnderTheNull) {
     std::map<std::string, std::vector<double>> p;
     for (int seed = 0; seed < seeds; ++seed) {
       for (const auto& t : run_engine(s.id, 1000 + static_cast<std::uint64_t>(seed), n, s.range)) {
-        ASSERT_TRUE(t.valid()) << t.name << ": " << t.note;
+        if (!t.valid()) {
+          // Only for want of data (birthday spacings of a small range need 2^30 cells:
+          // validity.hpp); the raw setups run every test.
+          ASSERT_LT(t.sample, t.min_sample) << t.name << ": " << t.note;
+          ASSERT_NE(s.range, 0u) << t.name << ": " << t.note;
+          continue;
+        }
         double pv = *t.p_value;
         if (t.distribution == "poisson") {
           // p = P(X >= x); P(X >= x+1) = p - P(X = x): randomise between them.

@@ -17,6 +17,7 @@
 #include "fairdeck/certify/certify.hpp"
 #include "fairdeck/certify/evidence.hpp"
 #include "fairdeck/certify/outcomes.hpp"
+#include "fairdeck/certify/power_plan.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "fairdeck/util/sha256.hpp"
 #include "options.hpp"
@@ -39,7 +40,12 @@ struct certify_options {
               *word_bits_opt = nullptr;
   // subcommands
   std::string keygen_prefix, verify_path, public_key;
-  CLI::App *keygen = nullptr, *verify = nullptr;
+  CLI::App *keygen = nullptr, *verify = nullptr, *plan = nullptr;
+  // certify plan
+  std::uint64_t plan_bytes = 0, plan_decks = 0, plan_hands = 0;
+  std::vector<std::string> plan_effects;
+  double plan_alpha = 0.01, plan_power = 0.9;
+  bool plan_json = false;
 };
 
 std::string utc_now() {
@@ -172,6 +178,26 @@ int run_certify(const certify_options& o) {
   return 4;
 }
 
+// certify plan: what the data would detect, and the data a target effect needs
+// (certify/power_plan.hpp). Exit 0, or 2 for usage.
+int run_plan(const certify_options& o) {
+  if (!(o.plan_alpha > 0 && o.plan_alpha < 1))
+    throw usage_error(fmt::format("--alpha must be between 0 and 1, not {}", o.plan_alpha));
+  if (!(o.plan_power > 0 && o.plan_power < 1))
+    throw usage_error(fmt::format("--power must be between 0 and 1, not {}", o.plan_power));
+  std::vector<certify::target_effect> targets;
+  for (const auto& e : o.plan_effects) targets.push_back(labelled("--effect", [&] { return certify::parse_target_effect(e); }));
+  if (!o.plan_bytes && !o.plan_decks && !o.plan_hands && targets.empty())
+    throw usage_error("certify plan needs the data you plan (--bytes, --decks, --hands) or a target --effect");
+  const certify::planned_data data{.raw_bytes = o.plan_bytes, .decks = o.plan_decks, .hands = o.plan_hands};
+  const auto plan = certify::plan_power(data, targets, o.plan_alpha, o.plan_power);
+  if (o.plan_json)
+    print_json(report::certify_power_json(plan));
+  else
+    fmt::print("{}", report::certify_power_table(plan));
+  return 0;
+}
+
 // Exit status: 0 the signature is valid and made by the pinned key (--public-key); 3 no
 // signature, an invalid one, another signer, or a report that repeats a JSON key; 5 the
 // signature is valid but no key was pinned (anyone can re-sign a report with a key of their
@@ -257,6 +283,17 @@ void setup(CLI::App& app, int& exit_code) {
   o->verify->add_option("report", o->verify_path, "The signed JSON report")->required();
   o->verify->add_option("--public-key", o->public_key,
                         "The signer's key (a .pub file from keygen); without it a valid signature exits 5");
+  o->plan = cmd->add_subcommand("plan", "Power before the run: which effects the data given detects, and the data "
+                                "a target --effect needs (docs/certify.md)");
+  o->plan->add_option("--bytes", o->plan_bytes, "Raw output to test, in bytes (64-bit words)");
+  o->plan->add_option("--decks", o->plan_decks, "52-card decks to test");
+  o->plan->add_option("--hands", o->plan_hands, "Two-card hands to test");
+  o->plan->add_option("--effect", o->plan_effects,
+                      "Target effect MEASURE:SIZE, repeatable: bias:E (bit), cell:E (relative, one cell), lag:E "
+                      "(correlation), repeat:E (relative repeat-top rate)");
+  o->plan->add_option("--alpha", o->plan_alpha, "Family-wise false-fail rate")->capture_default_str();
+  o->plan->add_option("--power", o->plan_power, "Power to detect with")->capture_default_str();
+  o->plan->add_flag("--json", o->plan_json, "Print the plan as JSON (docs/certify.md)");
   cmd->require_subcommand(0, 1);
   o->keygen->callback([o, &exit_code] {
     const auto k = certify::generate_key_files(o->keygen_prefix);
@@ -264,8 +301,9 @@ void setup(CLI::App& app, int& exit_code) {
     exit_code = 0;
   });
   o->verify->callback([o, &exit_code] { exit_code = run_verify(*o); });
+  o->plan->callback([o, &exit_code] { exit_code = run_plan(*o); });
   cmd->callback([o, &exit_code] {
-    if (o->keygen->parsed() || o->verify->parsed()) return;
+    if (o->keygen->parsed() || o->verify->parsed() || o->plan->parsed()) return;
     exit_code = run_certify(*o);
   });
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "accumulators.hpp"
+#include "fairdeck/certify/validity.hpp"
 
 namespace fairdeck::certify {
 
@@ -29,7 +30,8 @@ battery_settings battery_settings::for_volume(std::uint64_t values) {
   battery_settings s;
   // Largest even cell count 2^b (b <= 60) whose replicate (2 n values, n = cbrt(64 * 2^b))
   // fits 4 times into `values`.
-  for (unsigned b = 60; b >= 12; b -= 2) {
+  // Never below birthday_min_cell_bits (validity.hpp): there the Poisson law is off.
+  for (unsigned b = 60; b >= birthday_min_cell_bits; b -= 2) {
     const double n = std::cbrt(64.0 * std::ldexp(1.0, static_cast<int>(b)));
     s.birthday_cell_bits = b;
     if (8 * n <= static_cast<double>(values)) break;
@@ -55,6 +57,10 @@ std::unique_ptr<accumulator> make_coupon_collector(const stream_setup&);
 std::unique_ptr<accumulator> make_permutation(const stream_setup&);
 std::unique_ptr<accumulator> make_birthday_spacings(const stream_setup&);
 std::unique_ptr<accumulator> make_birthday_spacings_low(const stream_setup&);
+std::unique_ptr<accumulator> make_lagged_sum(const stream_setup&);
+std::unique_ptr<accumulator> make_matrix_rank_32(const stream_setup&);
+std::unique_ptr<accumulator> make_matrix_rank_64(const stream_setup&);
+std::unique_ptr<accumulator> make_linear_complexity(const stream_setup&);
 
 namespace {
 constexpr registration registry[] = {
@@ -90,6 +96,17 @@ constexpr registration registry[] = {
     // consecutive scaled draws.
     {input::values, make_birthday_spacings},
     {input::values, make_birthday_spacings_low},
+    // lagged-sum: x_i - x_(i-r) -/+ x_(i-s) mod q at lagged-Fibonacci lags, exactly uniform
+    // under H0; chi2 summed over the lag pairs [glibc random_r.c; Knuth §3.2.2; Marsaglia &
+    // Zaman 1991] (battery_linear.cpp, with the next three)
+    {input::values, make_lagged_sum},
+    // matrix-rank-32/-64: GF(2) ranks of square bit matrices, exact law [NIST §2.5; Marsaglia;
+    // Kovalenko 1972; TestU01 smarsa_MatrixRank]
+    {input::bit_blocks, make_matrix_rank_32},
+    {input::bit_blocks, make_matrix_rank_64},
+    // linear-complexity: Berlekamp–Massey on 1,000-bit blocks, exact law [NIST §2.10;
+    // Rueppel 1986; TestU01 scomp_LinearComp]
+    {input::bit_blocks, make_linear_complexity},
 };
 }  // namespace
 }  // namespace detail

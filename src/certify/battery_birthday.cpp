@@ -11,6 +11,7 @@
 
 #include "accumulators.hpp"
 #include "fairdeck/certify/null_laws.hpp"
+#include "fairdeck/certify/validity.hpp"
 
 namespace fairdeck::certify::detail {
 namespace {
@@ -59,6 +60,7 @@ class birthday_spacings final : public accumulator {
     points_.reserve(g_.n);
   }
   void add(std::span<const std::uint64_t> values) override {
+    values_ += values.size();
     for (std::uint64_t x : values) {
       if (g_.radix)
         partial_ = partial_ * g_.radix + x;
@@ -91,10 +93,12 @@ class birthday_spacings final : public accumulator {
                       "per replicate, upper tail",
                   .distribution = "poisson",
                   .sample = replicates_,
-                  .min_sample = 1,
+                  .min_sample = validity_of(g_.name).min,
                   .unit = "replicates"};
     if (replicates_ < r.min_sample)
-      return out.push_back(invalid(std::move(r), fmt::format("needs {} values for one replicate", g_.n * g_.t)));
+      return out.push_back(invalid(std::move(r), fmt::format("{} (a replicate is {} points of {} values)",
+                                                             needs(r.min_sample * g_.n * g_.t, values_, "values"), g_.n,
+                                                             g_.t)));
     r.statistic = static_cast<double>(collisions_);
     r.p_value = poisson_upper_tail(r.statistic, total);
     r.expected = total;
@@ -110,7 +114,7 @@ class birthday_spacings final : public accumulator {
   std::vector<std::uint64_t> points_{};
   std::uint64_t partial_ = 0;
   unsigned partial_count_ = 0;
-  std::uint64_t replicates_ = 0, collisions_ = 0;
+  std::uint64_t replicates_ = 0, collisions_ = 0, values_ = 0;
 };
 
 // n = cbrt(64 k) points per replicate (lambda = 16), at most 2^birthday_max_log2_points.
@@ -120,8 +124,13 @@ std::uint64_t points_for(std::uint64_t cells, const battery_settings& settings) 
 }
 
 // Raw words: points are pairs of s-bit coordinates, k = 2^2s cells about 2^birthday_cell_bits.
+// Cells never fewer than 2^birthday_min_cell_bits (validity.hpp: the Poisson law's range).
+unsigned cell_bits_of(const battery_settings& settings) {
+  return std::clamp(settings.birthday_cell_bits, birthday_min_cell_bits, 62u);
+}
+
 geometry raw_geometry(const stream_setup& s, bool high) {
-  const unsigned cell_bits = std::clamp(s.settings.birthday_cell_bits, 12u, 62u);
+  const unsigned cell_bits = cell_bits_of(s.settings);
   const unsigned b = std::min(s.spec.bits, cell_bits / 2);
   geometry g{.name = high ? "birthday-spacings" : "birthday-spacings-low",
              .t = 2,
@@ -137,10 +146,16 @@ geometry raw_geometry(const stream_setup& s, bool high) {
 
 // High bits of raw words, or t consecutive scaled draws (none when range^t overflows 62 bits).
 std::unique_ptr<accumulator> make_birthday_spacings(const stream_setup& s) {
-  if (s.raw) return std::make_unique<birthday_spacings>(raw_geometry(s, true), s.spec.family);
-  const unsigned cell_bits = std::clamp(s.settings.birthday_cell_bits, 12u, 62u);
+  if (s.raw) {
+    geometry g = raw_geometry(s, true);
+    // Words too narrow for 2^30 cells from pairs: the Poisson law would be off; not applied.
+    if (2 * g.bits < birthday_min_cell_bits) return nullptr;
+    return std::make_unique<birthday_spacings>(std::move(g), s.spec.family);
+  }
+  const unsigned cell_bits = cell_bits_of(s.settings);
   const double log2r = std::log2(s.range);
-  const unsigned t = std::max(1u, static_cast<unsigned>(std::floor(cell_bits / log2r)));
+  unsigned t = std::max(1u, static_cast<unsigned>(std::floor(cell_bits / log2r)));
+  if (log2r * t < birthday_min_cell_bits) t = static_cast<unsigned>(std::ceil(birthday_min_cell_bits / log2r));
   if (log2r * t > 62.5) return nullptr;
   std::uint64_t cells = 1;
   for (unsigned i = 0; i < t; ++i) cells *= s.spec.range;
@@ -156,7 +171,7 @@ std::unique_ptr<accumulator> make_birthday_spacings(const stream_setup& s) {
 std::unique_ptr<accumulator> make_birthday_spacings_low(const stream_setup& s) {
   if (!s.raw) return nullptr;
   geometry g = raw_geometry(s, false);
-  if (s.spec.bits <= g.bits) return nullptr;
+  if (s.spec.bits <= g.bits || 2 * g.bits < birthday_min_cell_bits) return nullptr;
   return std::make_unique<birthday_spacings>(std::move(g), s.spec.family);
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "accumulators.hpp"
+#include "fairdeck/certify/validity.hpp"
 #include "fairdeck/certify/null_laws.hpp"
 #include "fairdeck/stats/tests.hpp"
 
@@ -31,9 +32,9 @@ class monobit final : public accumulator {
                   .reference = "NIST SP 800-22 rev. 1a §2.1; binomial, normal approximation",
                   .distribution = "normal",
                   .sample = n,
-                  .min_sample = 100,
+                  .min_sample = validity_of("monobit").min,
                   .unit = "bits"};
-    if (n < r.min_sample) return out.push_back(invalid(std::move(r), fmt::format("fewer than {} bits", r.min_sample)));
+    if (n < r.min_sample) return out.push_back(invalid(std::move(r), needs(r.min_sample, n, r.unit)));
     const double z = (static_cast<double>(ones_) - nd * p_) / std::sqrt(nd * q);
     r.statistic = z;
     r.p_value = two_sided_normal(z);
@@ -80,14 +81,14 @@ class runs final : public accumulator {
                   .reference = "Wald & Wolfowitz 1940, conditional on the ones; NIST SP 800-22 §2.3",
                   .distribution = "normal",
                   .sample = n,
-                  .min_sample = 100,
+                  .min_sample = validity_of("runs").min,
                   .unit = "bits"};
     const double n1 = static_cast<double>(ones_), n0 = nd - n1;
     const double mean = 1 + 2 * n1 * n0 / nd;
     const double var = n > 1 ? 2 * n1 * n0 * (2 * n1 * n0 - nd) / (nd * nd * (nd - 1)) : 0;
     if (n < r.min_sample || !(var > 0))
       return out.push_back(
-          invalid(std::move(r), n < r.min_sample ? fmt::format("fewer than {} bits", r.min_sample) : "all bits equal"));
+          invalid(std::move(r), n < r.min_sample ? needs(r.min_sample, n, r.unit) : "all bits equal"));
     const double runs = static_cast<double>(transitions_) + 1, z = (runs - mean) / std::sqrt(var);
     r.statistic = z;
     r.p_value = two_sided_normal(z);
@@ -128,10 +129,9 @@ class longest_run final : public accumulator {
                   .reference = "NIST SP 800-22 §2.4; exact law of the longest run by dynamic programming",
                   .distribution = "chi2",
                   .sample = blocks_,
-                  .min_sample = 100,
+                  .min_sample = validity_of("longest-run").min,
                   .unit = "blocks"};
-    if (blocks_ < r.min_sample)
-      return out.push_back(invalid(std::move(r), fmt::format("fewer than {} blocks", r.min_sample)));
+    if (blocks_ < r.min_sample) return out.push_back(invalid(std::move(r), needs(r.min_sample, blocks_, r.unit)));
     chi2_against(r, std::vector<double>(longest_.begin(), longest_.end()), longest_run_law(m_, p_));
     out.push_back(std::move(r));
   }
@@ -154,7 +154,7 @@ class lowbit_autocorrelation final : public accumulator {
   void results(std::vector<test_result>& out) const override;
 
  private:
-  static constexpr std::uint64_t min_pairs = 1000;
+  static inline const std::uint64_t min_pairs = validity_of("lowbit-autocorrelation").min;
   static constexpr std::size_t compact_words = std::size_t{1} << 15;
   static std::vector<std::uint64_t> lags();
   void process();
@@ -252,7 +252,7 @@ void lowbit_autocorrelation::results(std::vector<test_result>& out) const {
     if (std::abs(z) > worst) worst = std::abs(z), worst_lag = lag_[li];
   }
   if (used == 0) {
-    out.push_back(invalid(std::move(r), "fewer than 1000 pairs at lag 1 (1,065 values)"));
+    out.push_back(invalid(std::move(r), needs(min_pairs, done.pairs_[0], "pairs at lag 1")));
     return;
   }
   r.statistic = x2;

@@ -10,13 +10,13 @@
 #include <fmt/format.h>
 
 #include "accumulators.hpp"
+#include "fairdeck/certify/validity.hpp"
 #include "fairdeck/certify/null_laws.hpp"
 #include "fairdeck/stats/tests.hpp"
 
 namespace fairdeck::certify::detail {
 namespace {
 
-constexpr std::uint64_t min_groups = 200;
 
 std::uint64_t total(const std::vector<std::uint64_t>& counts) {
   return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
@@ -64,9 +64,10 @@ class frequency final : public accumulator {
                   .reference = "Pearson chi-square against the uniform law (Knuth §3.3.2 A)",
                   .distribution = "chi2",
                   .sample = n,
-                  .min_sample = static_cast<std::uint64_t>(std::ceil(5 / pmin)),
+                  .min_sample = static_cast<std::uint64_t>(std::ceil(min_expected_per_cell / pmin)),
                   .unit = raw_ ? "bytes" : "values"};
-    if (n < r.min_sample) return out.push_back(invalid(std::move(r), "fewer than 5 expected per category"));
+    if (n < r.min_sample)
+      return out.push_back(invalid(std::move(r), needs(r.min_sample, n, r.unit) + " (5 expected per category)"));
     chi2_against(r, std::vector<double>(freq_.begin(), freq_.end()), null);
     r.note = fmt::format("{} categories", freq_.size());
     out.push_back(std::move(r));
@@ -117,10 +118,9 @@ class serial_correlation final : public accumulator {
                   .reference = "Knuth §3.3.2 K; z_L = sum V_i V_(i+L) / (sqrt(n - L) var), sum of z^2 ~ chi2(k)",
                   .distribution = "chi2",
                   .sample = n_,
-                  .min_sample = 1000 + k,
+                  .min_sample = validity_of("serial-correlation").min - 16 + k,
                   .unit = "values"};
-    if (n_ < r.min_sample)
-      return out.push_back(invalid(std::move(r), fmt::format("fewer than {} values", r.min_sample)));
+    if (n_ < r.min_sample) return out.push_back(invalid(std::move(r), needs(r.min_sample, n_, r.unit)));
     double x2 = 0, worst = 0;
     std::size_t worst_lag = 0;
     for (std::size_t i = 0; i < k; ++i) {
@@ -180,11 +180,11 @@ class gap final : public accumulator {
                   .reference = "Knuth §3.3.2 C; geometric law, pooled chi-square",
                   .distribution = "chi2",
                   .sample = gaps,
-                  .min_sample = min_groups,
+                  .min_sample = validity_of("gap").min,
                   .unit = "gaps"};
     if (!(p_ < 1)) return out.push_back(invalid(std::move(r), "every value is a hit (range too small)"));
     if (gaps < r.min_sample)
-      return out.push_back(invalid(std::move(r), fmt::format("fewer than {} gaps", r.min_sample)));
+      return out.push_back(invalid(std::move(r), needs(r.min_sample, gaps, r.unit)));
     chi2_against(r, std::vector<double>(gaps_.begin(), gaps_.end()), gap_law(p_, cap_));
     out.push_back(std::move(r));
   }
@@ -242,13 +242,13 @@ class poker final : public accumulator {
                   .reference = "Knuth §3.3.2 D (distinct-value form), exact law",
                   .distribution = "chi2",
                   .sample = groups,
-                  .min_sample = min_groups,
+                  .min_sample = validity_of("poker").min,
                   .unit = "groups of 5"};
     if (!a_.d)
       return out.push_back(
           invalid(std::move(r), "the range has no divisor in 2..16 and exceeds 64: no uniform alphabet"));
     if (groups < r.min_sample)
-      return out.push_back(invalid(std::move(r), fmt::format("fewer than {} groups", r.min_sample)));
+      return out.push_back(invalid(std::move(r), needs(r.min_sample, groups, r.unit)));
     chi2_against(r, std::vector<double>(counts_.begin(), counts_.end()), distinct_law(a_.d, 5));
     out.push_back(std::move(r));
   }
@@ -291,13 +291,13 @@ class coupon_collector final : public accumulator {
                   .reference = "Knuth §3.3.2 E, exact law by dynamic programming",
                   .distribution = "chi2",
                   .sample = segs,
-                  .min_sample = min_groups,
+                  .min_sample = validity_of("coupon-collector").min,
                   .unit = "segments"};
     if (!a_.d)
       return out.push_back(
           invalid(std::move(r), "the range has no divisor in 2..8 and exceeds 64: no uniform alphabet"));
     if (segs < r.min_sample)
-      return out.push_back(invalid(std::move(r), fmt::format("fewer than {} segments", r.min_sample)));
+      return out.push_back(invalid(std::move(r), needs(r.min_sample, segs, r.unit)));
     chi2_against(r, std::vector<double>(counts_.begin(), counts_.end()), coupon_law(a_.d, cap_));
     out.push_back(std::move(r));
   }
@@ -344,10 +344,10 @@ class permutation final : public accumulator {
                   .reference = "Knuth §3.3.2 F; uniform over 5! orders",
                   .distribution = "chi2",
                   .sample = groups,
-                  .min_sample = 600,
+                  .min_sample = validity_of("permutation").min,
                   .unit = "groups of 5"};
     if (groups < r.min_sample)
-      return out.push_back(invalid(std::move(r), "fewer than 600 groups without ties (5 per order)"));
+      return out.push_back(invalid(std::move(r), needs(r.min_sample, groups, "groups of 5 without ties")));
     chi2_against(r, std::vector<double>(orders_.begin(), orders_.end()), std::vector<double>(120, 1.0 / 120));
     r.note = fmt::format("{} groups with ties left out", ties_);
     out.push_back(std::move(r));

@@ -1,4 +1,5 @@
 #include "fairdeck/certify/cards.hpp"
+#include "fairdeck/certify/validity.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -40,8 +41,9 @@ void hand_tally::add(std::span<const card_t> hand) {
 test_result hand_category_test(const hand_tally& t, std::string name, std::string family, std::string description) {
   test_result r{.name = std::move(name), .family = std::move(family), .description = std::move(description),
                 .reference = fmt::format("exact category counts of all C(52,{}) hands (best five)", t.cards),
-                .distribution = "chi2", .sample = t.hands, .min_sample = 200, .unit = "hands"};
-  if (t.hands < r.min_sample) return invalid(std::move(r), "fewer than 200 hands");
+                .distribution = "chi2", .sample = t.hands, .min_sample = validity_of("hand-categories").min,
+                .unit = "hands"};
+  if (t.hands < r.min_sample) return invalid(std::move(r), needs(r.min_sample, t.hands, r.unit));
   const auto& exact = exact_hand_counts(t.cards);
   double total = 0;
   for (auto c : exact) total += static_cast<double>(c);
@@ -85,12 +87,14 @@ void deck_outcomes::results(std::size_t deck_size, std::vector<test_result>& out
     test_result r{.name = "repeat-top", .family = "decks",
                   .description = "how often a deck's top card is the previous deck's top card",
                   .reference = "exact binomial(pairs, 1/n), two-sided", .distribution = "binomial", .sample = pairs_,
-                  .min_sample = 0, .unit = "consecutive pairs"};
+                  .unit = "consecutive pairs"};
     const double p = 1.0 / static_cast<double>(deck_size);
-    // Enough pairs that "never" is rejected: (1 - p)^pairs < 1e-4.
+    // Enough pairs that "never" is rejected: (1 - p)^pairs < 1e-4 (52 cards: 475 pairs, from
+    // 476 consecutive decks, validity.hpp).
     r.min_sample = static_cast<std::uint64_t>(std::ceil(std::log(1e-4) / std::log1p(-p)));
     if (pairs_ < r.min_sample) {
-      out.push_back(invalid(std::move(r), fmt::format("fewer than {} consecutive decks", r.min_sample)));
+      out.push_back(invalid(std::move(r), fmt::format("needs {} consecutive decks ({} pairs), has {}", r.min_sample + 1,
+                                                      r.min_sample, decks_)));
     } else {
       r.statistic = static_cast<double>(same_top_);
       r.p_value = binomial_two_sided(same_top_, pairs_, p);
@@ -216,9 +220,9 @@ void hand_results(const hand_tallies& t, std::vector<test_result>& out) {
     test_result r{.name = "hole2-categories", .family = "hands",
                   .description = "2-card starting hands: pairs, suited, offsuit",
                   .reference = "exact: 78, 312 and 936 of the C(52,2) = 1,326 hands", .distribution = "chi2",
-                  .sample = t.hole_hands, .min_sample = 100, .unit = "hands"};
+                  .sample = t.hole_hands, .min_sample = validity_of("hole2-categories").min, .unit = "hands"};
     if (t.hole_hands < r.min_sample) {
-      out.push_back(invalid(std::move(r), "fewer than 100 hands"));
+      out.push_back(invalid(std::move(r), needs(r.min_sample, t.hole_hands, r.unit)));
     } else {
       chi2_against(r, {static_cast<double>(t.hole[0]), static_cast<double>(t.hole[1]), static_cast<double>(t.hole[2])},
                    {78.0 / 1326, 312.0 / 1326, 936.0 / 1326});

@@ -1,6 +1,8 @@
 #include "fairdeck/certify/certify.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -14,6 +16,8 @@
 #include "fairdeck/certify/cards.hpp"
 #include "fairdeck/certify/evidence.hpp"
 #include "fairdeck/certify/outcomes.hpp"
+#include "fairdeck/certify/validity.hpp"
+#include "fairdeck/stats/tests.hpp"
 #include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::certify {
@@ -113,12 +117,49 @@ battery_settings sized(const certify_plan& p, std::uint64_t values) {
   return s;
 }
 
-test_result from_audit(const stats::test_result& a, std::uint64_t deals) {
+// The fewest decks with which an audit test's null law holds (validity.hpp's deck rows): 5
+// expected per cell for the chi-square tests of positions (the smallest category: one card
+// id, the smallest suit or rank), 5 per order, 100 decks for the normal approximation of the
+// successions count; max-cell (exact binomial tails, Bonferroni) holds at any size.
+std::uint64_t audit_minimum(const std::string& name, const stats::audit_result& a) {
+  const std::size_t n = a.cards.size();
+  if (n == 0) return 1;
+  auto smallest = [&](const stats::categories& cat) {
+    std::vector<std::size_t> size;
+    for (int c : cat) {
+      if (c < 0) continue;
+      if (size.size() <= static_cast<std::size_t>(c)) size.resize(static_cast<std::size_t>(c) + 1, 0);
+      ++size[static_cast<std::size_t>(c)];
+    }
+    std::size_t m = n;
+    for (std::size_t v : size)
+      if (v) m = std::min(m, v);
+    return m;
+  };
+  auto cells = [&](std::size_t smallest_category) {
+    return static_cast<std::uint64_t>(std::ceil(min_expected_per_cell * static_cast<double>(n) /
+                                                static_cast<double>(smallest_category)));
+  };
+  if (name == "first-card" || name == "position-card") return cells(1);
+  if (name == "first-suit" || name == "position-suit") return cells(smallest(stats::suit_categories(a.cards, a.deck)));
+  if (name == "first-rank" || name == "position-rank") return cells(smallest(stats::rank_categories(a.cards, a.deck)));
+  if (name == "orders" && n <= 8) {
+    std::uint64_t f = 1;
+    for (std::size_t i = 2; i <= n; ++i) f *= i;
+    return static_cast<std::uint64_t>(min_expected_per_cell) * f;
+  }
+  if (name == "successions") return validity_of("successions").min;
+  return validity_of("audit-other").min;
+}
+
+test_result from_audit(const stats::test_result& a, const stats::audit_result& audit) {
+  const std::uint64_t deals = audit.counts.trials;
   test_result r{.name = a.name, .family = "decks", .description = a.description,
                 .reference = "fairdeck audit (docs/audit.md)", .distribution = a.distribution,
-                .statistic = a.statistic, .df = a.df, .p_value = a.p_value, .sample = deals, .min_sample = 0,
-                .unit = "decks", .note = a.note};
-  if (!a.p_value) r = invalid(std::move(r), a.note.empty() ? "skipped by the audit" : a.note);
+                .statistic = a.statistic, .df = a.df, .p_value = a.p_value, .sample = deals,
+                .min_sample = audit_minimum(a.name, audit), .unit = "decks", .note = a.note};
+  if (!a.p_value) return invalid(std::move(r), a.note.empty() ? "skipped by the audit" : a.note);
+  if (deals < r.min_sample) return invalid(std::move(r), needs(r.min_sample, deals, r.unit));
   if (a.distribution == "chi2" && a.df && a.p_value) {
     r.effect = effect_kind::chi2;
     r.effect_n = static_cast<double>(deals);
@@ -217,7 +258,7 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
     } catch (const stats::deck_input_error& e) {
       throw std::runtime_error(e.what());
     }
-    for (const auto& t : a.tests) c.tests.push_back(from_audit(t, a.counts.trials));
+    for (const auto& t : a.tests) c.tests.push_back(from_audit(t, a));
     if (outcomes) outcomes->results(a.cards.size(), c.tests);
     o.record.description = fmt::format("decks of {} cards, one per line", a.cards.size());
     o.record.volume = a.counts.trials;
@@ -251,6 +292,13 @@ certification run_certification(const certify_plan& p, const run_control& rc) {
   }
   c.complete = !rc.stopped();
   c.verdict = decide(c.tests, p.alpha);
+  planned_data given;
+  for (const auto& in : c.inputs) {
+    if (in.family == "raw") given.raw_bytes += in.bytes ? in.bytes : in.volume * 8;
+    if (in.family == "decks") given.decks += in.volume;
+    if (in.family == "hands") given.hands += in.volume;
+  }
+  c.power = plan_power(given, {}, p.alpha, 0.9, c.verdict.valid_tests);
   if (!c.complete && c.verdict.verdict == outcome::pass) c.verdict.verdict = outcome::invalid;
   return c;
 }

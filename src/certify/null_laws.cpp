@@ -1,5 +1,6 @@
 #include "fairdeck/certify/null_laws.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -85,6 +86,34 @@ std::vector<double> gap_law(double p, unsigned cap) {
 double poisson_upper_tail(double x, double lambda) {
   if (x <= 0) return 1.0;
   return boost::math::gamma_p(x, lambda);
+}
+
+std::vector<double> matrix_rank_law(unsigned m, unsigned q) {
+  if (m == 0 || q == 0 || m > 1000 || q > 1000) throw std::invalid_argument("matrix_rank_law: 1 <= m, q <= 1000");
+  const unsigned top = std::min(m, q);
+  std::vector<double> law(top + 1);
+  for (unsigned r = 0; r <= top; ++r) {
+    double log2p = static_cast<double>(r) * (q + m - r) - static_cast<double>(m) * q, prod = 1;
+    for (unsigned i = 0; i < r; ++i) {
+      const int ii = static_cast<int>(i);
+      prod *= (1 - std::ldexp(1.0, ii - static_cast<int>(q))) * (1 - std::ldexp(1.0, ii - static_cast<int>(m))) /
+              (1 - std::ldexp(1.0, ii - static_cast<int>(r)));
+    }
+    law[r] = std::ldexp(prod, static_cast<int>(std::max(-2000.0, log2p)));
+  }
+  return law;
+}
+
+std::vector<double> linear_complexity_law(unsigned n) {
+  if (n == 0 || n > 100000) throw std::invalid_argument("linear_complexity_law: 1 <= n <= 100000");
+  std::vector<double> law(n + 1);
+  const int nn = static_cast<int>(n);
+  law[0] = std::ldexp(1.0, -nn);
+  for (unsigned l = 1; l <= n; ++l) {
+    const int ll = static_cast<int>(l);
+    law[l] = 2 * l <= n ? std::ldexp(1.0, 2 * ll - 1 - nn) : std::ldexp(1.0, 2 * (nn - ll) - nn);
+  }
+  return law;
 }
 
 }  // namespace fairdeck::certify

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "fairdeck/certify/null_laws.hpp"
+#include "fairdeck/certify/validity.hpp"
 #include "fairdeck/stats/bins.hpp"
 #include "fairdeck/stats/tests.hpp"
 
@@ -19,17 +20,9 @@ namespace {
 
 constexpr double power = 0.9;
 
-// Smallest non-centrality lambda with P(chi2'(df, lambda) > crit) >= power.
-double chi2_noncentrality(double df, double threshold) {
-  const boost::math::chi_squared_distribution<double> null(df);
-  const double crit = boost::math::quantile(boost::math::complement(null, threshold));
-  return boost::math::non_central_chi_squared_distribution<double>::find_non_centrality(df, crit, 1 - power);
-}
 
-double normal_shift(double threshold) {
-  const boost::math::normal_distribution<double> z;
-  return boost::math::quantile(boost::math::complement(z, threshold / 2)) + boost::math::quantile(z, power);
-}
+double chi2_noncentrality(double df, double threshold) { return chi2_noncentrality_for(df, threshold, power); }
+double normal_shift(double threshold) { return normal_shift_for(threshold, power); }
 
 double poisson_upper(double x, double lambda) { return poisson_upper_tail(x, lambda); }
 
@@ -76,6 +69,18 @@ void fill_effect(test_result& t, double threshold) {
 }
 
 }  // namespace
+
+// Smallest non-centrality lambda with P(chi2'(df, lambda) > crit) >= power.
+double chi2_noncentrality_for(double df, double threshold, double pw) {
+  const boost::math::chi_squared_distribution<double> null(df);
+  const double crit = boost::math::quantile(boost::math::complement(null, threshold));
+  return boost::math::non_central_chi_squared_distribution<double>::find_non_centrality(df, crit, 1 - pw);
+}
+
+double normal_shift_for(double threshold, double pw) {
+  const boost::math::normal_distribution<double> z;
+  return boost::math::quantile(boost::math::complement(z, threshold / 2)) + boost::math::quantile(z, pw);
+}
 
 std::string_view outcome_name(outcome o) noexcept {
   switch (o) {
@@ -161,6 +166,25 @@ void chi2_against(test_result& r, const std::vector<double>& observed, const std
   r.effect = effect_kind::chi2;
   r.effect_n = n;
   if (r.note.empty()) r.note = fmt::format("{} bins after pooling to >= 5 expected", obs.size());
+}
+
+const validity& validity_of(std::string_view test) {
+  for (const auto& v : validity_table)
+    if (v.test == test) return v;
+  throw std::logic_error(fmt::format("no validity row for the test '{}'", test));
+}
+
+std::string with_commas(std::uint64_t v) {
+  std::string d = std::to_string(v), out;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i && (d.size() - i) % 3 == 0) out += ',';
+    out += d[i];
+  }
+  return out;
+}
+
+std::string needs(std::uint64_t need, std::uint64_t has, std::string_view unit) {
+  return fmt::format("needs {} {}, has {}", with_commas(need), unit, with_commas(has));
 }
 
 }  // namespace fairdeck::certify

@@ -83,6 +83,47 @@ std::string verdict_class(const std::string& v) { return v == "pass" ? "fair" : 
 
 }  // namespace
 
+nlohmann::json certify_power_json(const certify::power_plan& p) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : p.rows) {
+    nlohmann::json row{{"family", r.family},
+                       {"test", r.test},
+                       {"measure", certify::effect_measure_name(r.measure)},
+                       {"effect", r.effect},
+                       {"detectable", std::isfinite(r.detectable) ? nlohmann::json(r.detectable) : nlohmann::json(nullptr)},
+                       {"data", r.data},
+                       {"unit", r.unit}};
+    if (r.target) row["target"] = *r.target;
+    if (r.needed) row["needed"] = *r.needed;
+    rows.push_back(std::move(row));
+  }
+  return {{"statement", certify::power_statement(p)}, {"alpha", p.alpha}, {"power", p.power}, {"tests", p.tests},
+          {"threshold", p.threshold}, {"rows", rows}};
+}
+
+std::string certify_power_table(const certify::power_plan& p) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "level alpha/K = {:g}/{} = {:.3g} (Holm's first step), power {:g}%\n\n", p.alpha, p.tests,
+                 p.threshold, 100 * p.power);
+  fmt::format_to(it, "{:<7} {:<19} {:<7} {:>16} {:>12}  {}\n", "family", "test", "effect", "data", "detects >=",
+                 "target: data needed");
+  for (const auto& r : p.rows) {
+    const std::string detects = std::isfinite(r.detectable) ? fmt::format("{:.3g}", r.detectable) : "-";
+    const std::string target =
+        r.target ? fmt::format("{}:{:g} needs {} {}{}", certify::effect_measure_name(r.measure), *r.target, *r.needed, r.unit,
+                               r.data ? (*r.needed <= r.data ? " (detected with this data)" : " (more than given)") : "")
+                 : "";
+    std::string line = fmt::format("{:<7} {:<19} {:<7} {:>16} {:>12}  {}", r.family, r.test,
+                                   certify::effect_measure_name(r.measure), fmt::format("{} {}", r.data, r.unit), detects,
+                                   target);
+    line.erase(line.find_last_not_of(' ') + 1);
+    fmt::format_to(it, "{}\n", line);
+  }
+  fmt::format_to(it, "\n{}\n", certify::power_statement(p));
+  return out;
+}
+
 nlohmann::json certify_json(const certify::certification& c, const certify_context& ctx) {
   nlohmann::json j;
   j["schema"] = "fairdeck-certify/1";
@@ -99,6 +140,7 @@ nlohmann::json certify_json(const certify::certification& c, const certify_conte
                         {"failed_tests", c.verdict.failed_tests},
                         {"bonferroni_threshold", c.verdict.bonferroni_threshold},
                         {"rule", c.verdict.rule}};
+  j["power"] = certify_power_json(c.power);
   if (ctx.engine) {
     auto e = engine_json(*ctx.engine);
     e["seeding"] = certify::seeding_description(*ctx.engine);
@@ -195,6 +237,7 @@ void write_certify_html(std::ostream& out, const nlohmann::json& r, const stats:
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>fairdeck certify</title>\n"
       << html_style() << "</head><body>\n<h1>fairdeck certify: <span class=\"" << verdict_class(verdict) << "\">"
       << (verdict == "pass" ? "PASS" : verdict == "fail" ? "FAIL" : "INVALID") << "</span></h1>\n";
+  if (r.contains("power")) out << "<p class=\"power\">" << html_escape(r["power"]["statement"].get<std::string>()) << "</p>\n";
   out << "<p class=\"verdict\">" << html_escape(r["decision_rule"]["rule"].get<std::string>())
       << (r["complete"].get<bool>() ? "" : ". <b>Interrupted: partial data.</b>") << "</p>\n";
   out << fmt::format("<div class=\"scroll\"><table><tr><th>fairdeck</th><td>{}</td></tr><tr><th>date</th><td>{}</td></tr>"
@@ -249,6 +292,7 @@ void write_certify_html(std::ostream& out, const nlohmann::json& r, const stats:
 std::string certify_table(const nlohmann::json& r) {
   std::string out;
   auto it = std::back_inserter(out);
+  if (r.contains("power")) fmt::format_to(it, "{}\n\n", r["power"]["statement"].get<std::string>());
   fmt::format_to(it, "{:<24} {:<7} {:>12} {:<8} {}\n", "test", "family", "p-value", "result", "data");
   for (const auto& t : r["tests"]) {
     const std::string p = t["p_value"].is_null() ? "-" : fmt::format("{:.4g}", t["p_value"].get<double>());

@@ -13,6 +13,7 @@
 
 #include "fairdeck/cards/card.hpp"
 #include "fairdeck/certify/battery.hpp"
+#include "fairdeck/certify/power_plan.hpp"
 #include "fairdeck/certify/result.hpp"
 #include "fairdeck/certify/sources.hpp"
 #include "fairdeck/random/engine_registry.hpp"
@@ -65,6 +66,8 @@ struct certification {
   decision verdict;
   bool complete = true;  // false when stopped early (the verdict is then at best invalid)
   std::optional<stats::audit_result> deck_audit;  // for the audit's charts
+  // What this run could detect (power_plan.hpp) at alpha / (valid tests): the report's first line.
+  power_plan power{};
 };
 
 // The engine's seeding in words ("ChaCha20 keyed from 256 bits of OS entropy ...; seed 7,

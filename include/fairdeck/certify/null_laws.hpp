@@ -28,6 +28,17 @@ namespace fairdeck::certify {
 // r < cap, and (1-p)^cap for the last element (r >= cap).
 [[nodiscard]] std::vector<double> gap_law(double p, unsigned cap);
 
+// Rank over GF(2) of an m x q matrix of independent fair bits (Kovalenko 1972; NIST SP 800-22
+// §3.5 with m = q = 32: 0.2888, 0.5776, 0.1336 for ranks 32, 31, <= 30): element r is
+// P(rank == r), r = 0..min(m, q); P(r) = 2^(r(q+m-r) - mq) prod_(i<r) (1-2^(i-q))(1-2^(i-m))/(1-2^(i-r)).
+[[nodiscard]] std::vector<double> matrix_rank_law(unsigned m, unsigned q);
+
+// Linear complexity L of n independent fair bits (Rueppel, "Analysis and Design of Stream
+// Ciphers", 1986, Prop. 4.2): element L is P(L), L = 0..n; the number of sequences of
+// complexity L is 1 (L = 0), 2^(2L-1) (1 <= L <= n/2) and 2^(2(n-L)) (L > n/2). NIST SP
+// 800-22 §2.10 bins this law into 7 classes; here it is exact.
+[[nodiscard]] std::vector<double> linear_complexity_law(unsigned n);
+
 // Upper Poisson tail P(X >= x) for X ~ Poisson(lambda).
 [[nodiscard]] double poisson_upper_tail(double x, double lambda);
 

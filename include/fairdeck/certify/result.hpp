@@ -84,6 +84,12 @@ struct decision {
 // the result invalid with a note when fewer than two bins remain.
 void chi2_against(test_result& r, const std::vector<double>& observed, const std::vector<double>& null);
 
+// Power machinery shared by decide() and power_plan.hpp: the non-centrality lambda with
+// P(chi2'(df, lambda) > chi2 critical value at `threshold`) = power, and the shift
+// z_(1 - threshold/2) + z_power of a two-sided normal test.
+[[nodiscard]] double chi2_noncentrality_for(double df, double threshold, double power = 0.9);
+[[nodiscard]] double normal_shift_for(double threshold, double power = 0.9);
+
 // Upper tail of the standard normal for |z|, two-sided: erfc(|z| / sqrt 2).
 [[nodiscard]] double two_sided_normal(double z) noexcept;
 

@@ -21,6 +21,11 @@ struct certify_context {
 };
 
 [[nodiscard]] nlohmann::json certify_json(const certify::certification& c, const certify_context& ctx);
+// The report's "power" member, and `certify plan --json`: {statement, alpha, power, tests,
+// threshold, rows: [{family, test, measure, effect, detectable, data, unit, target?, needed?}]}.
+[[nodiscard]] nlohmann::json certify_power_json(const certify::power_plan& plan);
+// `certify plan` for people: the statement, then one line per family's test.
+[[nodiscard]] std::string certify_power_table(const certify::power_plan& plan);
 // The bytes a signature covers: the report without its "signature" member, compact, keys sorted.
 [[nodiscard]] std::string signed_bytes(nlohmann::json report);
 // Adds "signature" (Ed25519 over signed_bytes) with the key in `key_file`.
