@@ -38,6 +38,8 @@ constexpr planned_test planned_tests_table[] = {
      planned_test::model::normal_rate, 1.0 / 52, 0},
     {"hands", "hole2-categories", effect_measure::cell, "relative change of the chance of a pocket pair",
      planned_test::model::chi2_cell, 78.0 / 1326, 2},
+    {"hands", "hole-classes", effect_measure::cell, "relative change of one pair class's chance (e.g. AA, 6/1326)",
+     planned_test::model::chi2_cell, 6.0 / 1326, 168},
 };
 
 // Data of `family` in the test's own sample unit, and the reported unit.
@@ -127,7 +129,10 @@ std::size_t planned_tests(const planned_data& d) {
   std::size_t k = 0;
   if (d.raw_bytes) k += battery(stream_spec::raw_words(64)).results().size();
   if (d.decks) k += 11 + 3;  // the audit's 11 tests of 52-card decks, repeat-top, top5/top7 categories
-  if (d.hands) k += 1;       // hole2-categories (two-card hands)
+  // Two-card hands: hole2-categories and the hole-card tests (hole-classes, hole-class-extreme,
+  // hole-combos, hole-combo-extreme; certify/hands.hpp). Seat and board tests add to these
+  // when the lines carry seats or boards.
+  if (d.hands) k += 5;
   return k;
 }
 
