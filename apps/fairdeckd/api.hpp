@@ -42,6 +42,7 @@ struct http_request {
   // Where a write's answer is built once committed (e.g. the connection's strand), so the
   // store's writer thread only commits. Empty: on the writer thread.
   std::function<void(std::function<void()>)> defer;
+  std::string_view accept = {};  // the Accept header (the proofs' encoding), if any
   std::string_view idempotency_key = {};  // the Idempotency-Key header (POST .../deals), if any
   bool idempotency_key_repeated = false;  // sent more than once
 };

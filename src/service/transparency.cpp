@@ -101,8 +101,8 @@ deal_receipt receipt_from_json(const nlohmann::json& answer) {
   out.checkpoint = r["checkpoint"].get<std::string>();
   if (!need("inclusion").is_array()) throw std::invalid_argument("receipt: 'inclusion' must be an array");
   for (const auto& h : r["inclusion"]) {
-    const auto parsed = h.is_string() ? tlog::hash_from_hex(h.get<std::string>()) : std::nullopt;
-    if (!parsed) throw std::invalid_argument("receipt: 'inclusion' must hold 64-hex-digit hashes");
+    const auto parsed = h.is_string() ? tlog::hash_from_text(h.get<std::string>()) : std::nullopt;
+    if (!parsed) throw std::invalid_argument("receipt: 'inclusion' must hold hashes (64 hex digits or 44 base64)");
     out.inclusion.push_back(*parsed);
   }
   if (wrapped && answer.contains("cards")) {  // a deal answer: its record, to hash again
@@ -113,6 +113,27 @@ deal_receipt receipt_from_json(const nlohmann::json& answer) {
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("deal answer: {}", e.what()));
     }
+  }
+  return out;
+}
+
+proof_answer proof_from_json(const nlohmann::json& answer, std::string_view first_key, std::string_view second_key) {
+  if (!answer.is_object()) throw std::invalid_argument("proof: not a JSON object");
+  const auto number = [&](std::string_view key) {
+    const auto it = answer.find(key);
+    if (it == answer.end() || !it->is_number_unsigned())
+      throw std::invalid_argument(fmt::format("proof: '{}' must be a non-negative integer", key));
+    return it->get<std::uint64_t>();
+  };
+  proof_answer out;
+  out.first = number(first_key);
+  out.second = number(second_key);
+  const auto it = answer.find("hashes");
+  if (it == answer.end() || !it->is_array()) throw std::invalid_argument("proof: 'hashes' must be an array");
+  for (const auto& h : *it) {
+    const auto parsed = h.is_string() ? tlog::hash_from_text(h.get<std::string>()) : std::nullopt;
+    if (!parsed) throw std::invalid_argument("proof: 'hashes' must hold hashes (64 hex digits or 44 base64)");
+    out.hashes.push_back(*parsed);
   }
   return out;
 }

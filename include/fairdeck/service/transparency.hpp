@@ -80,6 +80,18 @@ struct deal_receipt {
 // Throws std::invalid_argument naming the missing or mistyped key.
 [[nodiscard]] deal_receipt receipt_from_json(const nlohmann::json& answer);
 
+// A proof as fairdeckd answers it in JSON (docs/service.md): {"seq","tree_size","hashes"} or
+// {"from","to","hashes"}, the hashes in hex (the default) or base64 (?encoding=base64).
+struct proof_answer {
+  std::uint64_t first = 0;   // seq, or from
+  std::uint64_t second = 0;  // tree_size, or to
+  std::vector<tlog::hash> hashes;
+};
+// `first_key`/`second_key`: "seq"/"tree_size" or "from"/"to". Throws std::invalid_argument
+// naming the missing or mistyped key.
+[[nodiscard]] proof_answer proof_from_json(const nlohmann::json& answer, std::string_view first_key,
+                                           std::string_view second_key);
+
 // The records of a /v1/tables/{t}/log answer (`{"table", "records": [...]}`) or of a bare
 // array of records. Throws std::invalid_argument naming the record and the problem.
 [[nodiscard]] std::vector<record> records_from_log_json(const nlohmann::json& log);
