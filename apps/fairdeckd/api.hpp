@@ -136,6 +136,7 @@ class api {
   std::optional<http_response> route_log_key(const route_args&, respond_fn&);
   std::optional<http_response> route_checkpoint(const route_args&, respond_fn&);
   std::optional<http_response> route_cosign(const route_args&, respond_fn&);
+  std::optional<http_response> route_cosigned(const route_args&, respond_fn&);
   std::optional<http_response> route_inclusion(const route_args&, respond_fn&);
   std::optional<http_response> route_consistency(const route_args&, respond_fn&);
   void dispatch(const http_request& req, respond_fn& respond);

@@ -134,6 +134,16 @@ std::optional<http_response> api::route_checkpoint(const route_args& a, respond_
   return text(200, *cp);
 }
 
+std::optional<http_response> api::route_cosigned(const route_args& a, respond_fn&) {
+  if (!log_key_) return no_log();
+  const auto cp = cosigned_checkpoint(store_, a.table, *log_key_);
+  if (!cp) return error(404, fmt::format("no table '{}'", a.table));
+  if (cp->empty()) return error(404, fmt::format("no checkpoint of table '{}' is cosigned yet", a.table));
+  auto r = text(200, *cp);
+  r.headers.emplace_back("Cache-Control", "no-cache");  // a newer cosigned checkpoint replaces it
+  return r;
+}
+
 std::optional<http_response> api::route_inclusion(const route_args& a, respond_fn&) {
   if (!log_key_) return no_log();
   const auto seq = number(a.query, "seq");
