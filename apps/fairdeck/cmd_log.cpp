@@ -23,6 +23,7 @@ struct log_options {
   std::string log;
   std::vector<std::string> checkpoints;
   std::vector<std::string> receipts;
+  std::vector<std::string> proofs;
   bool json = false;
 };
 
@@ -52,7 +53,13 @@ nlohmann::json receipt_json(const service::receipt_check& r) {
   return j;
 }
 
+nlohmann::json proof_json(const service::proof_check& p) {
+  return {{"file", p.name}, {"verified", p.ok}, {"from", p.from}, {"to", p.to},
+          {"problem", p.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.problem)}};
+}
+
 void print_text(const service::transparency_check& v) {
+  if (!v.log_given) fmt::print("log: not given: the records, their chain and shoes are not checked\n");
   if (v.records) {
     const std::uint64_t last = v.first_seq + v.records - 1;
     fmt::print("log: table {}, records {}..{} ({})\n", v.table, v.first_seq, last,
@@ -70,10 +77,17 @@ void print_text(const service::transparency_check& v) {
     if (r.ok)
       fmt::print("receipt {}: record {} included in its signed checkpoint (size {}){}\n", r.name, *r.seq, *r.tree_size,
                  r.in_log ? ", the same record in the log" : "");
+  for (const auto& p : v.proofs)
+    if (p.ok) fmt::print("proof {}: the checkpoint of size {} is a prefix of the one of size {}\n", p.name, p.from, p.to);
+  if (v.consistency_proved) fmt::print("checkpoints: all sizes linked by verified consistency proofs\n");
   for (const auto& s : v.skipped) fmt::print("skipped: {}\n", s);
   if (!v.ok) {
     fmt::print("NOT verified: {}\n", v.problems.front());
     for (std::size_t i = 1; i < v.problems.size(); ++i) fmt::print("also: {}\n", v.problems[i]);
+  } else if (!v.log_given) {
+    fmt::print("verified without the log: {} checkpoint{}, {} receipt{}, {} consistency proof{}\n", v.checkpoints.size(),
+               v.checkpoints.size() == 1 ? "" : "s", v.receipts.size(), v.receipts.size() == 1 ? "" : "s",
+               v.proofs.size(), v.proofs.size() == 1 ? "" : "s");
   } else if (v.partial) {
     fmt::print("verified as far as a partial log allows (records {}.. only; see 'skipped')\n", v.first_seq);
   } else {
@@ -84,9 +98,11 @@ void print_text(const service::transparency_check& v) {
 
 int run_verify(const log_options& o) {
   const tlog::note_verifier key = load_log_key(o.key, "--key");
+  if (o.log.empty() && o.checkpoints.empty() && o.receipts.empty())
+    throw usage_error("log verify needs --log, or --checkpoint/--receipt to check without the log");
   std::vector<service::record> records;
   std::string log_problem;
-  {
+  if (!o.log.empty()) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(read_named(o.log, max_log_bytes, "log"));
@@ -99,13 +115,16 @@ int run_verify(const log_options& o) {
       log_problem = e.what();  // a malformed record is a log that does not verify (exit 1)
     }
   }
-  std::vector<service::named_text> cps, receipts;
+  std::vector<service::named_text> cps, receipts, proofs;
   for (const auto& f : o.checkpoints) cps.push_back({f, read_named(f, max_note_bytes, "checkpoint")});
   for (const auto& f : o.receipts) receipts.push_back({f, read_named(f, max_note_bytes, "receipt")});
+  for (const auto& f : o.proofs) proofs.push_back({f, read_named(f, max_note_bytes, "proof")});
 
   service::transparency_check v;
-  if (log_problem.empty()) {
-    v = service::verify_transparency(key, records, cps, receipts);
+  if (o.log.empty()) {
+    v = service::verify_without_log(key, cps, receipts, proofs);
+  } else if (log_problem.empty()) {
+    v = service::verify_transparency(key, records, cps, receipts, proofs);
   } else {
     v.ok = false;
     v.problems.push_back(log_problem);
@@ -115,6 +134,7 @@ int run_verify(const log_options& o) {
                      {"problem", v.ok ? nlohmann::json(nullptr) : nlohmann::json(v.problems.front())},
                      {"problems", v.problems},
                      {"table", v.table},
+                     {"log_given", v.log_given},
                      {"partial", v.partial},
                      {"first_seq", v.first_seq},
                      {"records", v.records},
@@ -126,9 +146,12 @@ int run_verify(const log_options& o) {
                      {"shoe_checked", v.shoe_checked},
                      {"checkpoints", nlohmann::json::array()},
                      {"receipts", nlohmann::json::array()},
+                     {"proofs", nlohmann::json::array()},
+                     {"consistency_proved", v.consistency_proved},
                      {"skipped", v.skipped}};
     for (const auto& c : v.checkpoints) j["checkpoints"].push_back(checkpoint_json(c));
     for (const auto& r : v.receipts) j["receipts"].push_back(receipt_json(r));
+    for (const auto& p : v.proofs) j["proofs"].push_back(proof_json(p));
     print_json(j);
   } else {
     print_text(v);
@@ -144,10 +167,16 @@ void setup(CLI::App& app, int& exit_code) {
       "verify", "Check a table's log, its signed checkpoints and deal receipts: exit 0 verified, 1 not");
   verify->add_option("--key", o->key, "The log's verifier key (GET /v1/log-key): the key text itself or a file holding it")
       ->required();
-  verify->add_option("--log", o->log, "The table's log as GET /v1/tables/T/log serves it (FILE, '-': stdin)")->required();
+  verify->add_option("--log", o->log,
+                     "The table's log as GET /v1/tables/T/log serves it (FILE, '-': stdin); without it, the "
+                     "checkpoints, receipts and proofs are checked on their own");
   verify->add_option("--checkpoint", o->checkpoints, "A signed checkpoint note (GET /v1/tables/T/checkpoint); repeatable")
       ->allow_extra_args(false);
   verify->add_option("--receipt", o->receipts, "A deal answer with its receipt, as fairdeckd served it; repeatable")
+      ->allow_extra_args(false);
+  verify->add_option("--proof", o->proofs,
+                     "A consistency proof between two of the checkpoints' sizes, as GET "
+                     "/v1/tables/T/proof/consistency answers it in JSON (hex or base64); repeatable")
       ->allow_extra_args(false);
   verify->add_flag("--json", o->json, "Machine-readable output (docs/cli-log.md)");
   verify->callback([o, &exit_code] { exit_code = run_verify(*o); });

@@ -6,6 +6,7 @@
 // since the accepted checkpoint: exit 1, both checkpoints kept in DIR as evidence.
 // Exit codes: 0 accepted, 1 conflict or an invalid checkpoint, 2 usage, 4 no verdict: the
 // service could not be reached or answered with an error (nothing accepted, nothing stored).
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -13,6 +14,7 @@
 #include <memory>
 
 #include <fcntl.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -97,12 +99,14 @@ base_url parse_url(std::string_view u) {
 struct http_answer {
   unsigned status = 0;
   std::string body;
+  std::string content_type;
+  std::vector<std::pair<std::string, std::string>> fairdeck_headers;  // Fairdeck-* (a raw proof's sizes)
 };
 
 // One HTTP/1.1 exchange, the whole of it (resolve, connect, write, read) within `timeout`;
 // the answer's body is capped at max_answer_bytes.
 http_answer exchange(const base_url& base, http::verb verb, const std::string& target, const std::string& body,
-                     std::chrono::seconds timeout) {
+                     std::chrono::seconds timeout, std::string_view accept = {}) {
   net::io_context ioc;
   tcp::resolver resolver(ioc);
   beast::tcp_stream stream(ioc);
@@ -111,6 +115,7 @@ http_answer exchange(const base_url& base, http::verb verb, const std::string& t
                                                                         : base.host + ":" + base.port);
   req.set(http::field::user_agent, "fairdeck-witness");
   req.set(http::field::connection, "close");
+  if (!accept.empty()) req.set(http::field::accept, std::string(accept));
   if (verb == http::verb::post) {
     req.set(http::field::content_type, "text/plain; charset=utf-8");
     req.body() = body;
@@ -157,7 +162,14 @@ http_answer exchange(const base_url& base, http::verb verb, const std::string& t
   }
   if (failure == beast::error::timeout) throw fetch_error(fmt::format("no answer from {} within {} s", where, timeout.count()));
   if (failure) throw fetch_error(fmt::format("{}: {}", where, failure.message()));
-  return {parser.get().result_int(), parser.get().body()};
+  http_answer out{parser.get().result_int(), parser.get().body(), {}, {}};
+  for (const auto& field : parser.get()) {
+    const std::string name(field.name_string());
+    if (field.name() == http::field::content_type) out.content_type = std::string(field.value());
+    if (name.size() > 9 && strncasecmp(name.c_str(), "Fairdeck-", 9) == 0)
+      out.fairdeck_headers.emplace_back(name, std::string(field.value()));
+  }
+  return out;
 }
 
 std::string first_line(std::string_view s) {
@@ -168,29 +180,41 @@ std::string first_line(std::string_view s) {
   return out;
 }
 
-http_answer get_ok(const base_url& base, const std::string& target, std::chrono::seconds timeout) {
-  auto a = exchange(base, http::verb::get, target, {}, timeout);
+http_answer get_ok(const base_url& base, const std::string& target, std::chrono::seconds timeout,
+                   std::string_view accept = {}) {
+  auto a = exchange(base, http::verb::get, target, {}, timeout, accept);
   if (a.status != 200)
     throw fetch_error(fmt::format("GET {} answered {}: {}", target, a.status, first_line(a.body)));
   return a;
 }
 
-std::vector<tlog::hash> parse_proof(const std::string& body, std::uint64_t from, std::uint64_t to) {
-  std::vector<tlog::hash> out;
-  try {
-    const auto j = nlohmann::json::parse(body);
-    if (!j.is_object() || j.value("from", std::uint64_t{0}) != from || j.value("to", std::uint64_t{0}) != to ||
-        !j.contains("hashes") || !j["hashes"].is_array())
-      return {};
-    for (const auto& h : j["hashes"]) {
-      const auto parsed = h.is_string() ? tlog::hash_from_hex(h.get<std::string>()) : std::nullopt;
-      if (!parsed) return {};
-      out.push_back(*parsed);
+std::optional<std::uint64_t> header_number(const http_answer& a, std::string_view name) {
+  for (const auto& [k, v] : a.fairdeck_headers)
+    if (k.size() == name.size() && strncasecmp(k.c_str(), name.data(), name.size()) == 0) {
+      std::uint64_t n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec == std::errc() && end == v.data() + v.size()) return n;
     }
-  } catch (const nlohmann::json::exception&) {
-    return {};  // a proof that does not parse proves nothing: the step will not verify
+  return std::nullopt;
+}
+
+// The consistency proof from `from` to `to`, in whichever form the service answered: raw
+// hashes (asked for; the sizes in Fairdeck-From/-To) or JSON with hex or base64 hashes (a
+// service that ignores Accept). A proof for other sizes, or one that does not parse, is
+// empty: it proves nothing and the step will not verify.
+std::vector<tlog::hash> parse_proof(const http_answer& a, std::uint64_t from, std::uint64_t to) {
+  if (a.content_type.starts_with("application/octet-stream")) {
+    if (header_number(a, "Fairdeck-From") != from || header_number(a, "Fairdeck-To") != to) return {};
+    return tlog::proof_from_bytes(a.body).value_or(std::vector<tlog::hash>{});
   }
-  return out;
+  try {
+    const auto p = service::proof_from_json(nlohmann::json::parse(a.body), "from", "to");
+    if (p.first != from || p.second != to) return {};
+    return p.hashes;
+  } catch (const nlohmann::json::exception&) {
+  } catch (const std::invalid_argument&) {
+  }
+  return {};
 }
 
 std::string utc_stamp() {
@@ -299,7 +323,7 @@ int run_witness(const witness_options& o) {
     }
     if (old_cp && new_cp && new_cp->size > old_cp->size) {
       const std::string target = fmt::format("{}/proof/consistency?from={}&to={}", t, old_cp->size, new_cp->size);
-      proof = parse_proof(get_ok(base, target, timeout).body, old_cp->size, new_cp->size);
+      proof = parse_proof(get_ok(base, target, timeout, "application/octet-stream"), old_cp->size, new_cp->size);
     }
     try {
       step = service::witness_check(key, o.table, accepted, fresh, proof);

@@ -42,6 +42,7 @@ struct http_request {
   // Where a write's answer is built once committed (e.g. the connection's strand), so the
   // store's writer thread only commits. Empty: on the writer thread.
   std::function<void(std::function<void()>)> defer;
+  std::string_view accept = {};  // the Accept header (the proofs' encoding), if any
   std::string_view idempotency_key = {};  // the Idempotency-Key header (POST .../deals), if any
   bool idempotency_key_repeated = false;  // sent more than once
 };
@@ -135,6 +136,7 @@ class api {
   std::optional<http_response> route_log_key(const route_args&, respond_fn&);
   std::optional<http_response> route_checkpoint(const route_args&, respond_fn&);
   std::optional<http_response> route_cosign(const route_args&, respond_fn&);
+  std::optional<http_response> route_cosigned(const route_args&, respond_fn&);
   std::optional<http_response> route_inclusion(const route_args&, respond_fn&);
   std::optional<http_response> route_consistency(const route_args&, respond_fn&);
   void dispatch(const http_request& req, respond_fn& respond);

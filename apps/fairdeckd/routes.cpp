@@ -149,6 +149,7 @@ const std::vector<api::route>& api::routes() {
       {"POST", "/v1/tables/{t}/rotate", true, &api::route_rotate},
       {"GET", "/v1/log-key", false, &api::route_log_key},
       {"GET", "/v1/tables/{t}/checkpoint", false, &api::route_checkpoint},
+      {"GET", "/v1/tables/{t}/checkpoint/cosigned", false, &api::route_cosigned},
       {"POST", "/v1/tables/{t}/checkpoint/cosignatures", false, &api::route_cosign},
       {"GET", "/v1/tables/{t}/proof/inclusion", false, &api::route_inclusion},
       {"GET", "/v1/tables/{t}/proof/consistency", false, &api::route_consistency},

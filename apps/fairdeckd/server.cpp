@@ -178,6 +178,7 @@ class session : public std::enable_shared_from_this<session> {
       req.idempotency_key_repeated = req.idempotency_key_repeated || it != request_.find("Idempotency-Key");
       req.idempotency_key = sv(it->value());
     }
+    if (const auto accept = request_.find(http::field::accept); accept != request_.end()) req.accept = sv(accept->value());
     req.body = request_.body();
     req.client = client_;
     req.role = role_;

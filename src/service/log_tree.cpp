@@ -264,14 +264,41 @@ tlog::hash stored_root(store& s, std::string_view table, std::uint64_t size) {
   return with_stored_nodes(s, table, [&](const tlog::node_source& n) { return tlog::root(size, n); });
 }
 
+namespace {
+// The signature of a stored line ("— name base64\n"), read as the one line of a note on `text`.
+tlog::note_signature signature_of(const std::string& text, const std::string& line) {
+  return tlog::parse_note(text + "\n" + line).signatures.at(0);
+}
+std::string key_ref(const tlog::note_verifier& key) { return fmt::format("{}+{:08x}", key.name(), key.key_id()); }
+}  // namespace
+
 std::optional<std::string> checkpoint_with_cosignatures(store& s, std::string_view table) {
   const auto head = s.tree_head(table);
   if (!head) return std::nullopt;
   if (head->checkpoint.empty()) return std::string();
   std::string out = head->checkpoint;
-  const auto c = tlog::parse_checkpoint(tlog::parse_note(out).text);
-  for (const auto& line : s.cosignatures(table, c.size, c.root)) out += line;  // each ends in "\n"
+  const auto n = tlog::parse_note(out);
+  const auto c = tlog::parse_checkpoint(n.text);
+  for (const auto& line : s.cosignatures(table, c.size, c.root)) {  // each ends in "\n"
+    const auto sig = signature_of(n.text, line);
+    const bool ours = std::any_of(n.signatures.begin(), n.signatures.end(), [&](const tlog::note_signature& o) {
+      return o.name == sig.name && o.key_id == sig.key_id;
+    });
+    if (!ours) out += line;  // the log's own line, kept for cosigned_checkpoint, is in the note already
+  }
   return out;
+}
+
+std::optional<std::string> cosigned_checkpoint(store& s, std::string_view table, const tlog::note_verifier& log_key) {
+  if (!s.tree_head(table)) return std::nullopt;
+  const auto at = s.latest_cosigned(table, key_ref(log_key));
+  if (!at) return std::string();
+  const std::string text = tlog::checkpoint_text({checkpoint_origin(log_key.name(), table), at->first, at->second, {}});
+  std::string own, others;
+  for (const auto& line : s.cosignatures(table, at->first, at->second))
+    (log_key.matches(signature_of(text, line)) ? own : others) += line;
+  if (own.empty()) return std::string();  // cannot be: the row latest_cosigned found is the log's
+  return text + "\n" + own + others;
 }
 
 cosign_result add_cosignatures(store& s, std::string_view table, std::string_view note_text,
@@ -309,6 +336,9 @@ cosign_result add_cosignatures(store& s, std::string_view table, std::string_vie
     out.kept.push_back(std::move(line));
   }
   if (out.kept.empty()) return refuse(cosign_status::unknown_witness, "no cosignature by a configured witness key");
+  // The log's own line last, under its key: the checkpoint can be served whole once newer ones
+  // replaced it (cosigned_checkpoint); its presence means the cosignatures above are stored.
+  s.add_cosignature(table, c.size, c.root, key_ref(log_key), tlog::signature_line(*ours));
   return out;
 }
 
@@ -327,6 +357,9 @@ void store::add_cosignature(std::string_view, std::uint64_t, const tlog::hash&, 
   no_log();
 }
 std::vector<std::string> store::cosignatures(std::string_view, std::uint64_t, const tlog::hash&) { no_log(); }
+std::optional<std::pair<std::uint64_t, tlog::hash>> store::latest_cosigned(std::string_view, std::string_view) {
+  no_log();
+}
 void store::start_log(std::shared_ptr<const tlog::note_signer>) { no_log(); }
 
 std::optional<std::string> log_verifier_key(store& s) {

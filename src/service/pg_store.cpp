@@ -437,6 +437,21 @@ class pg_store final : public store {
     return out;
   }
 
+  std::optional<std::pair<std::uint64_t, tlog::hash>> latest_cosigned(std::string_view table,
+                                                                      std::string_view witness) override {
+    std::optional<std::pair<std::uint64_t, tlog::hash>> out;
+    with_reader([&](pqxx::nontransaction& n) {
+      const auto r = n.exec_params("SELECT size, root FROM fairdeck_cosignatures WHERE table_id = $1 AND witness = $2 "
+                                   "ORDER BY size DESC LIMIT 1",
+                                   std::string(table), std::string(witness));
+      if (r.empty()) return;
+      const auto root = tlog::hash_from_hex(r[0][1].as<std::string>());
+      if (!root) throw store_unavailable(fmt::format("table '{}': a cosigned root is not 64 hex digits", table));
+      out.emplace(from_db(r[0][0].as<std::int64_t>()), *root);
+    });
+    return out;
+  }
+
   void start_log(std::shared_ptr<const tlog::note_signer> signer) override {
     if (committers_.empty()) return;
     pg_backend b(uri_);

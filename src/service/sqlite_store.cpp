@@ -367,6 +367,19 @@ class sqlite_store final : public store {
     return read_cosignatures(r->db, table, size, root);
   }
 
+  std::optional<std::pair<std::uint64_t, tlog::hash>> latest_cosigned(std::string_view table,
+                                                                      std::string_view witness) override {
+    auto r = reader();
+    statement s(r->db,
+                "SELECT size, root FROM fairdeck_cosignatures WHERE table_id = ?1 AND witness = ?2 ORDER BY size DESC "
+                "LIMIT 1");
+    s.bind(1, table).bind(2, witness);
+    if (!s.step()) return std::nullopt;
+    const auto root = tlog::hash_from_hex(s.text(1));
+    if (!root) throw store_unavailable(fmt::format("table '{}': a cosigned root is not 64 hex digits", table));
+    return std::pair{from_db(s.integer(0)), *root};
+  }
+
   void start_log(std::shared_ptr<const tlog::note_signer> signer) override {
     if (!committer_) return;
     committer_->flush();

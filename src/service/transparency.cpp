@@ -3,6 +3,8 @@
 
 #include "fairdeck/service/log_tree.hpp"
 
+#include <limits>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -101,8 +103,8 @@ deal_receipt receipt_from_json(const nlohmann::json& answer) {
   out.checkpoint = r["checkpoint"].get<std::string>();
   if (!need("inclusion").is_array()) throw std::invalid_argument("receipt: 'inclusion' must be an array");
   for (const auto& h : r["inclusion"]) {
-    const auto parsed = h.is_string() ? tlog::hash_from_hex(h.get<std::string>()) : std::nullopt;
-    if (!parsed) throw std::invalid_argument("receipt: 'inclusion' must hold 64-hex-digit hashes");
+    const auto parsed = h.is_string() ? tlog::hash_from_text(h.get<std::string>()) : std::nullopt;
+    if (!parsed) throw std::invalid_argument("receipt: 'inclusion' must hold hashes (64 hex digits or 44 base64)");
     out.inclusion.push_back(*parsed);
   }
   if (wrapped && answer.contains("cards")) {  // a deal answer: its record, to hash again
@@ -113,6 +115,27 @@ deal_receipt receipt_from_json(const nlohmann::json& answer) {
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("deal answer: {}", e.what()));
     }
+  }
+  return out;
+}
+
+proof_answer proof_from_json(const nlohmann::json& answer, std::string_view first_key, std::string_view second_key) {
+  if (!answer.is_object()) throw std::invalid_argument("proof: not a JSON object");
+  const auto number = [&](std::string_view key) {
+    const auto it = answer.find(key);
+    if (it == answer.end() || !it->is_number_unsigned())
+      throw std::invalid_argument(fmt::format("proof: '{}' must be a non-negative integer", key));
+    return it->get<std::uint64_t>();
+  };
+  proof_answer out;
+  out.first = number(first_key);
+  out.second = number(second_key);
+  const auto it = answer.find("hashes");
+  if (it == answer.end() || !it->is_array()) throw std::invalid_argument("proof: 'hashes' must be an array");
+  for (const auto& h : *it) {
+    const auto parsed = h.is_string() ? tlog::hash_from_text(h.get<std::string>()) : std::nullopt;
+    if (!parsed) throw std::invalid_argument("proof: 'hashes' must hold hashes (64 hex digits or 44 base64)");
+    out.hashes.push_back(*parsed);
   }
   return out;
 }
@@ -150,31 +173,75 @@ struct opened_cp {
 
 std::string short_hex(std::string_view h) { return std::string(h.substr(0, 16)) + "…"; }
 
-}  // namespace
 
-transparency_check verify_transparency(const tlog::note_verifier& log_key, const std::vector<record>& log,
-                                       std::span<const named_text> checkpoints, std::span<const named_text> receipts) {
+// The table a checkpoint note or a receipt names, from its origin "<log name>/<table>"
+// (unverified: open_checkpoint checks it); nullopt when it names none.
+std::optional<std::string> table_named(const tlog::note_verifier& log_key, const std::string& text, bool receipt) {
+  try {
+    const std::string note = receipt ? receipt_from_json(nlohmann::json::parse(text)).checkpoint : text;
+    const std::string origin = tlog::parse_checkpoint(tlog::parse_note(note).text).origin;
+    const std::string prefix = log_key.name() + "/";
+    if (origin.starts_with(prefix)) return origin.substr(prefix.size());
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// Are all `sizes` linked by the `proved` (from, to) pairs? (Consistency is transitive: a prefix
+// of a prefix is a prefix.)
+bool all_linked(const std::vector<std::uint64_t>& sizes, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& proved) {
+  std::map<std::uint64_t, std::uint64_t> parent;
+  for (const auto s : sizes) parent[s] = s;
+  const auto find = [&](std::uint64_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const auto& [a, b] : proved)
+    if (parent.contains(a) && parent.contains(b)) parent[find(a)] = find(b);
+  for (const auto s : sizes)
+    if (find(s) != find(sizes.front())) return false;
+  return true;
+}
+
+transparency_check verify(const tlog::note_verifier& log_key, const std::vector<record>* given_log,
+                          std::span<const named_text> checkpoints, std::span<const named_text> receipts,
+                          std::span<const named_text> proofs) {
   transparency_check out;
   const auto problem = [&](std::string p) {
     out.ok = false;
     out.problems.push_back(std::move(p));
   };
-  if (log.empty()) {
+  static const std::vector<record> no_records;
+  const std::vector<record>& log = given_log ? *given_log : no_records;
+  std::uint64_t end = std::numeric_limits<std::uint64_t>::max();  // the tree size the log claims
+  if (!given_log) {
+    out.log_given = false;
+    for (const named_text& c : checkpoints)
+      if (out.table.empty()) out.table = table_named(log_key, c.text, false).value_or("");
+    for (const named_text& r : receipts)
+      if (out.table.empty()) out.table = table_named(log_key, r.text, true).value_or("");
+    if (checkpoints.empty() && receipts.empty()) {
+      problem("nothing to verify: no log, checkpoint or receipt");
+      return out;
+    }
+    out.skipped.push_back("the records, their chain and the deals' seats and shoes: no log given");
+  } else if (log.empty()) {
     problem("the log has no records");
     return out;
-  }
-  out.table = log.front().table;
-  out.first_seq = log.front().seq;
-  out.records = log.size();
-  out.partial = out.first_seq != 0;
-  const std::uint64_t end = out.first_seq + log.size();  // the tree size the log claims
+  } else {
+    out.table = log.front().table;
+    out.first_seq = log.front().seq;
+    out.records = log.size();
+    out.partial = out.first_seq != 0;
+    end = out.first_seq + log.size();
 
-  // 1. The chain (docs/log-format.md).
-  out.chain = verify_log(log, out.partial ? std::optional<std::uint64_t>(out.first_seq - 1) : std::nullopt);
-  if (!out.chain.ok) problem(fmt::format("record {}: {}", out.chain.failed_seq.value_or(0), out.chain.reason));
+    // 1. The chain (docs/log-format.md).
+    out.chain = verify_log(log, out.partial ? std::optional<std::uint64_t>(out.first_seq - 1) : std::nullopt);
+    if (!out.chain.ok) problem(fmt::format("record {}: {}", out.chain.failed_seq.value_or(0), out.chain.reason));
+  }
 
   // 2. Every deal has the open record's seats and shoe.
-  if (!out.partial && log.front().type == record_type::open) {
+  if (given_log && !out.partial && log.front().type == record_type::open) {
     const record& open = log.front();
     out.shoe_checked = true;
     for (const record& r : log) {
@@ -197,7 +264,7 @@ transparency_check verify_transparency(const tlog::note_verifier& log_key, const
 
   // The tree of a whole log; a partial log cannot have one (it lacks leaves 0..first_seq-1).
   std::optional<record_tree> tree;
-  if (!out.partial) {
+  if (given_log && !out.partial) {
     try {
       record_tree t;
       for (const record& r : log) t.append(leaf_of(r));
@@ -217,7 +284,7 @@ transparency_check verify_transparency(const tlog::note_verifier& log_key, const
       return false;
     }
     if (!tree) {
-      roots_skipped = true;
+      roots_skipped = given_log != nullptr;
       return true;
     }
     if (tree->root(sc.cp.size) != sc.cp.root) {
@@ -271,6 +338,9 @@ transparency_check verify_transparency(const tlog::note_verifier& log_key, const
           fail(fmt::format("its checkpoint (size {}) does not contain record {}", sc.cp.size, r.seq));
         } else if (!tlog::verify_inclusion(r.seq, sc.cp.size, tlog::leaf_hash(*raw), r.inclusion, sc.cp.root)) {
           fail(fmt::format("the inclusion proof of record {} does not verify against its checkpoint", r.seq));
+        } else if (!given_log) {
+          bool unused = false;
+          rc.ok = check_against_log(sc, "the checkpoint of receipt " + t.name, unused);
         } else if (r.seq < out.first_seq) {
           out.skipped.push_back(fmt::format("receipt {}: record {} precedes this partial log", t.name, r.seq));
           bool unused = false;
@@ -300,7 +370,48 @@ transparency_check verify_transparency(const tlog::note_verifier& log_key, const
     out.receipts.push_back(std::move(rc));
   }
 
-  // 5. Checkpoints of one size must agree, whatever the log; different sizes need a proof.
+  // 5. Consistency proofs between the signed checkpoints' sizes.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> proved;
+  const auto signed_at = [&](std::uint64_t size) -> const tlog::checkpoint* {
+    for (const auto& o : opened)
+      if (o.cp.size == size) return &o.cp;
+    return nullptr;
+  };
+  for (const named_text& p : proofs) {
+    proof_check pc;
+    pc.name = p.name;
+    const auto fail = [&](std::string why) {
+      pc.problem = fmt::format("proof {}: {}", p.name, why);
+      problem(pc.problem);
+    };
+    try {
+      const proof_answer a = proof_from_json(nlohmann::json::parse(p.text), "from", "to");
+      pc.from = a.first;
+      pc.to = a.second;
+      const tlog::checkpoint* older = signed_at(a.first);
+      const tlog::checkpoint* newer = signed_at(a.second);
+      if (a.first > a.second) {
+        fail("'from' exceeds 'to'");
+      } else if (!newer || (a.first != 0 && !older)) {
+        fail(fmt::format("no signed checkpoint of size {} was given to check it against", newer ? a.first : a.second));
+      } else if (!tlog::verify_consistency(a.first, a.second, older ? older->root : tlog::empty_root(), newer->root,
+                                           a.hashes)) {
+        fail(fmt::format("it does not prove the checkpoint of size {} a prefix of the one of size {}: the log was "
+                         "rewritten or forked between them",
+                         a.first, a.second));
+      } else {
+        pc.ok = true;
+        proved.emplace_back(a.first, a.second);
+      }
+    } catch (const nlohmann::json::exception&) {
+      fail("not JSON");
+    } catch (const std::invalid_argument& e) {
+      fail(e.what());
+    }
+    out.proofs.push_back(std::move(pc));
+  }
+
+  // 6. Checkpoints of one size must agree, whatever the log; different sizes need a proof.
   bool sizes_differ = false;
   for (std::size_t i = 0; i < opened.size(); ++i)
     for (std::size_t j = i + 1; j < opened.size(); ++j) {
@@ -315,10 +426,28 @@ transparency_check verify_transparency(const tlog::note_verifier& log_key, const
     out.skipped.push_back(fmt::format("checkpoint roots: recomputing a root needs records 0..{}, which this partial "
                                       "log lacks",
                                       out.first_seq - 1));
-  if (!tree && sizes_differ)
-    out.skipped.push_back("consistency between checkpoints of different sizes: needs consistency proofs a partial log "
-                          "cannot give (a witness fetches them)");
+  std::vector<std::uint64_t> sizes;
+  for (const auto& o : opened) sizes.push_back(o.cp.size);
+  out.consistency_proved = sizes_differ && all_linked(sizes, proved);
+  if (!tree && sizes_differ && !out.consistency_proved)
+    out.skipped.push_back(given_log ? "consistency between checkpoints of different sizes: needs consistency proofs a "
+                                      "partial log cannot give (give them with their answers, or a witness fetches them)"
+                                    : "consistency between checkpoints of different sizes: no consistency proof links "
+                                      "them all (GET .../proof/consistency?from=A&to=B)");
   return out;
+}
+
+}  // namespace
+
+transparency_check verify_transparency(const tlog::note_verifier& log_key, const std::vector<record>& log,
+                                       std::span<const named_text> checkpoints, std::span<const named_text> receipts,
+                                       std::span<const named_text> proofs) {
+  return verify(log_key, &log, checkpoints, receipts, proofs);
+}
+
+transparency_check verify_without_log(const tlog::note_verifier& log_key, std::span<const named_text> checkpoints,
+                                      std::span<const named_text> receipts, std::span<const named_text> proofs) {
+  return verify(log_key, nullptr, checkpoints, receipts, proofs);
 }
 
 witness_step witness_check(const tlog::note_verifier& log_key, std::string_view table,

@@ -1,11 +1,13 @@
 // RFC 9162 §2.1 Merkle trees: see include/fairdeck/tlog/merkle.hpp.
 #include "fairdeck/tlog/merkle.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <stdexcept>
 
 #include <sodium.h>
 
+#include "fairdeck/tlog/note.hpp"
 #include "fairdeck/util/hex.hpp"
 
 namespace fairdeck::tlog {
@@ -55,6 +57,33 @@ std::optional<hash> hash_from_hex(std::string_view hex) noexcept {
   hash h;
   if (!fairdeck::from_hex(hex, std::span<std::uint8_t>(h))) return std::nullopt;
   return h;
+}
+
+std::string to_base64(const hash& h) { return base64(h); }
+
+std::optional<hash> hash_from_text(std::string_view text) {
+  if (text.size() == 64) return hash_from_hex(text);
+  if (text.size() != 44) return std::nullopt;
+  const auto raw = from_base64(text);
+  if (!raw || raw->size() != 32) return std::nullopt;
+  hash h;
+  std::copy(raw->begin(), raw->end(), h.begin());
+  return h;
+}
+
+std::string proof_to_bytes(std::span<const hash> proof) {
+  std::string out;
+  out.reserve(proof.size() * 32);
+  for (const hash& h : proof) out.append(reinterpret_cast<const char*>(h.data()), h.size());
+  return out;
+}
+
+std::optional<std::vector<hash>> proof_from_bytes(std::string_view bytes) {
+  if (bytes.size() % 32 != 0) return std::nullopt;
+  std::vector<hash> out(bytes.size() / 32);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    std::copy_n(reinterpret_cast<const std::uint8_t*>(bytes.data()) + 32 * i, 32, out[i].begin());
+  return out;
 }
 
 // ---- frontier ----

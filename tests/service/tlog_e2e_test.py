@@ -6,8 +6,8 @@ serve is exactly the RFC's PATH/PROOF over those leaves and verifies, every rece
 and a kill -9 under load keeps the tree and its checkpoints consistent (a consistency proof
 from a checkpoint taken before each kill to the one after it verifies).
 
-Usage: tlog_e2e_test.py --bin build/release/fairdeckd {kill9|cli}"""
-import base64, os, random, subprocess, sys, threading, time
+Usage: tlog_e2e_test.py --bin build/release/fairdeckd {kill9|cosigned|cli}"""
+import base64, json, os, random, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tlog"))
@@ -119,6 +119,90 @@ def kill9(tmp, rounds=6):
     print(f"tlog kill9: ok ({rounds} kills, {len(acked)} receipts verified, trees equal the RFC recomputation)")
 
 
+def cosigned(tmp):
+    """A player's receipt linked to a witnessed checkpoint, with the real binaries: a witness
+    (fairdeck witness) cosigns and posts, 100 more deals follow, GET .../checkpoint/cosigned still
+    serves the cosigned checkpoint, and `fairdeck log verify --checkpoint COSIGNED --receipt LATER
+    --proof P` verifies without the log (P from GET .../proof/consistency, hex and base64); an
+    altered proof makes it exit 1. The witness's second step fetches the raw proof (Accept:
+    application/octet-stream) and accepts the growth; the sizes and the hashes are the RFC's."""
+    cli_bin = os.path.join(os.path.dirname(e2e.BIN), "fairdeck")
+    check(os.access(cli_bin, os.X_OK), f"the fairdeck CLI is not built next to fairdeckd ({cli_bin})")
+
+    def fairdeck(*args):
+        return subprocess.run([cli_bin, *args], capture_output=True, text=True, timeout=120)
+
+    db = os.path.join(tmp, "t.db")
+    token = init(db, "--log-name", "casino.example/fairdeck")
+    wkey = os.path.join(tmp, "witness.key")
+    gen = fairdeck("witness", "--generate-key", "regulator.example", "--witness-key", wkey)
+    check(gen.returncode == 0, f"witness --generate-key: {gen.stdout} {gen.stderr}")
+    srv = Server(db, "--witness-key", gen.stdout.strip())
+    c = srv.conn()
+    _, vkey = call(c, "GET", "/v1/log-key")
+    vkey = vkey.strip()
+    open_table(c, token, "demo", ["alice", "bob"])
+    status, j = call(c, "GET", "/v1/tables/demo/checkpoint/cosigned")
+    check(status == 404 and "cosigned yet" in j["error"], f"cosigned before any witness: {status} {j}")
+    for _ in range(5):
+        check(call(c, "POST", "/v1/tables/demo/deals", {}, token)[0] == 200, "deal")
+    base = f"http://{srv.host}:{srv.port}"
+    state = os.path.join(tmp, "state")
+    w = fairdeck("witness", "--url", base, "--table", "demo", "--key", vkey, "--state", state, "--witness-key", wkey,
+                 "--post")
+    check(w.returncode == 0 and w.stdout.startswith("accepted: first checkpoint"), f"witness: {w.stdout} {w.stderr}")
+    _, witnessed = call(c, "GET", "/v1/tables/demo/checkpoint")
+    check("\u2014 regulator.example " in witnessed, f"the cosignature is served on its checkpoint: {witnessed}")
+    for _ in range(100):
+        status, later = call(c, "POST", "/v1/tables/demo/deals", {}, token)
+        check(status == 200, f"deal: {status} {later}")
+    _, latest = call(c, "GET", "/v1/tables/demo/checkpoint")
+    check("regulator.example" not in latest, "the latest checkpoint is a newer one, not cosigned")
+    status, served = call(c, "GET", "/v1/tables/demo/checkpoint/cosigned")
+    check(status == 200 and served == witnessed, f"cosigned checkpoint after 100 deals: {status} {served!r}")
+    _, old_size, old_root, _ = parse_checkpoint(served)
+    _, new_size, new_root, _ = parse_checkpoint(later["receipt"]["checkpoint"])
+    check(new_size == old_size + 100, f"sizes {old_size} -> {new_size}")
+    files = {"cosigned.note": served, "later.json": json.dumps(later)}
+    for enc in ("hex", "base64"):
+        status, p = call(c, "GET", f"/v1/tables/demo/proof/consistency?from={old_size}&to={new_size}&encoding={enc}")
+        check(status == 200, f"proof {enc}: {status} {p}")
+        decode = bytes.fromhex if enc == "hex" else base64.b64decode
+        proof = [decode(h) for h in p["hashes"]]
+        check(ref.verify_consistency(old_size, new_size, old_root, new_root, proof), f"RFC check of the {enc} proof")
+        files[f"proof-{enc}.json"] = json.dumps(p)
+    altered = json.loads(files["proof-base64.json"])
+    altered["hashes"][-1] = base64.b64encode(bytes(32)).decode()
+    files["altered.json"] = json.dumps(altered)
+    for name, text in files.items():
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+    path = lambda name: os.path.join(tmp, name)  # noqa: E731
+    for enc in ("hex", "base64"):
+        v = fairdeck("log", "verify", "--key", vkey, "--checkpoint", path("cosigned.note"), "--receipt",
+                     path("later.json"), "--proof", path(f"proof-{enc}.json"))
+        check(v.returncode == 0 and "verified without the log" in v.stdout and
+              f"the checkpoint of size {old_size} is a prefix of the one of size {new_size}" in v.stdout,
+              f"log verify with the {enc} proof: {v.returncode} {v.stdout} {v.stderr}")
+    v = fairdeck("log", "verify", "--key", vkey, "--checkpoint", path("cosigned.note"), "--receipt", path("later.json"),
+                 "--proof", path("altered.json"))
+    check(v.returncode == 1 and "rewritten or forked" in v.stdout, f"altered proof: {v.returncode} {v.stdout}")
+    # The witness's next step: the raw proof from the real service, accepted.
+    w = fairdeck("witness", "--url", base, "--table", "demo", "--key", vkey, "--state", state)
+    check(w.returncode == 0 and f"grew from {old_size} to" in w.stdout, f"witness step 2: {w.stdout} {w.stderr}")
+    c.request("GET", f"/v1/tables/demo/proof/consistency?from={old_size}&to={new_size}",
+              headers={"Accept": "application/octet-stream"})
+    r = c.getresponse()
+    raw = r.read()
+    check(r.status == 200 and r.getheader("Content-Type") == "application/octet-stream" and
+          r.getheader("Fairdeck-From") == str(old_size) and r.getheader("Fairdeck-To") == str(new_size),
+          f"raw proof: {r.status} {r.getheaders()}")
+    check(ref.verify_consistency(old_size, new_size, old_root, new_root, [raw[i:i + 32] for i in range(0, len(raw), 32)]),
+          "RFC check of the raw proof")
+    check(srv.stop() == 0, "clean stop")
+    print(f"tlog cosigned: ok (cosigned size {old_size} served after 100 deals; a receipt at {new_size} linked to it)")
+
+
 def cli(tmp):
     """The options: a bad --log-name and --witness-key are usage errors; log-key on a store
     that has none yet says so."""
@@ -132,4 +216,4 @@ def cli(tmp):
 
 
 if __name__ == "__main__":
-    e2e.run_scenario({f.__name__: f for f in (kill9, cli)}, "fairdeckd-tlog-")
+    e2e.run_scenario({f.__name__: f for f in (kill9, cosigned, cli)}, "fairdeckd-tlog-")

@@ -156,6 +156,13 @@ struct log_head {
 // The latest checkpoint of `table` with the cosignature lines held for exactly it; nullopt:
 // no such table.
 [[nodiscard]] std::optional<std::string> checkpoint_with_cosignatures(store& s, std::string_view table);
+// The newest checkpoint of `table` that witnesses cosigned, whole: the checkpoint text, the log
+// key's signature line and every cosignature line held for it — still there after newer
+// checkpoints replaced it as the latest (GET .../checkpoint/cosigned). nullopt: no such table;
+// "": nothing cosigned yet. A player connects a receipt's (newer) checkpoint to it with a
+// consistency proof (docs/transparency.md).
+[[nodiscard]] std::optional<std::string> cosigned_checkpoint(store& s, std::string_view table,
+                                                             const tlog::note_verifier& log_key);
 
 // POST .../checkpoint/cosignatures: checks and keeps the cosignatures of `note_text`.
 enum class cosign_status { ok, malformed, unknown_witness, not_ours, no_table };

@@ -196,6 +196,11 @@ class store {
                                std::string_view witness, std::string_view line);
   [[nodiscard]] virtual std::vector<std::string> cosignatures(std::string_view table, std::uint64_t size,
                                                               const tlog::hash& root);
+  // The (size, root) of the table's largest checkpoint holding a line of `witness`
+  // ("name+keyid"); nullopt when none does. The log's own signature line is kept there too
+  // (log_tree.cpp), so with the log key's name this is the latest cosigned checkpoint.
+  [[nodiscard]] virtual std::optional<std::pair<std::uint64_t, tlog::hash>> latest_cosigned(std::string_view table,
+                                                                                            std::string_view witness);
   // Builds the trees a store from before the log lacks, then makes every later write keep
   // them, signed by `signer`. Called once, before serving.
   virtual void start_log(std::shared_ptr<const tlog::note_signer> signer);

@@ -80,6 +80,18 @@ struct deal_receipt {
 // Throws std::invalid_argument naming the missing or mistyped key.
 [[nodiscard]] deal_receipt receipt_from_json(const nlohmann::json& answer);
 
+// A proof as fairdeckd answers it in JSON (docs/service.md): {"seq","tree_size","hashes"} or
+// {"from","to","hashes"}, the hashes in hex (the default) or base64 (?encoding=base64).
+struct proof_answer {
+  std::uint64_t first = 0;   // seq, or from
+  std::uint64_t second = 0;  // tree_size, or to
+  std::vector<tlog::hash> hashes;
+};
+// `first_key`/`second_key`: "seq"/"tree_size" or "from"/"to". Throws std::invalid_argument
+// naming the missing or mistyped key.
+[[nodiscard]] proof_answer proof_from_json(const nlohmann::json& answer, std::string_view first_key,
+                                           std::string_view second_key);
+
 // The records of a /v1/tables/{t}/log answer (`{"table", "records": [...]}`) or of a bare
 // array of records. Throws std::invalid_argument naming the record and the problem.
 [[nodiscard]] std::vector<record> records_from_log_json(const nlohmann::json& log);
@@ -106,8 +118,16 @@ struct receipt_check {
   std::string problem;
 };
 
+struct proof_check {
+  std::string name;
+  std::uint64_t from = 0, to = 0;
+  bool ok = false;
+  std::string problem;
+};
+
 struct transparency_check {
   bool ok = true;
+  bool log_given = true;  // false: verify_without_log
   std::vector<std::string> problems;  // in order; problems.front() is the one-line verdict
   std::string table;
   bool partial = false;
@@ -117,14 +137,29 @@ struct transparency_check {
   bool shoe_checked = false;
   std::vector<checkpoint_check> checkpoints;
   std::vector<receipt_check> receipts;
+  std::vector<proof_check> proofs;
+  bool consistency_proved = false;    // checkpoints of 2+ sizes, all linked by verified proofs
   std::vector<std::string> skipped;  // checks a partial log cannot support, in words
 };
 
-// Receipts are JSON texts (a deal answer each); checkpoints are note texts.
+// Receipts are JSON texts (a deal answer each); checkpoints are note texts; proofs are
+// consistency proofs as GET .../proof/consistency answers them in JSON (hex or base64 hashes):
+// each must link two of the signed checkpoints given (receipts' included) by their sizes and
+// verify (RFC 9162 §2.1.4.2) — a proof that does not is a rewritten or forked log. Checkpoints
+// of different sizes that the proofs link are consistent without the records between them.
 [[nodiscard]] transparency_check verify_transparency(const tlog::note_verifier& log_key,
                                                      const std::vector<record>& log,
                                                      std::span<const named_text> checkpoints,
-                                                     std::span<const named_text> receipts);
+                                                     std::span<const named_text> receipts,
+                                                     std::span<const named_text> proofs = {});
+// The same without the log: what a player holding receipts, a (cosigned) checkpoint and proofs
+// checks alone. Signatures, each receipt's inclusion in its checkpoint and its deal's hash,
+// same-size checkpoints agreeing, and the proofs; the records, their chain and shoes are not
+// checked (listed in `skipped`). The table is the one the first checkpoint or receipt names.
+[[nodiscard]] transparency_check verify_without_log(const tlog::note_verifier& log_key,
+                                                    std::span<const named_text> checkpoints,
+                                                    std::span<const named_text> receipts,
+                                                    std::span<const named_text> proofs);
 
 // ---- witnesses ----
 enum class witness_outcome {

@@ -45,6 +45,18 @@ using hash = std::array<std::uint8_t, 32>;
 [[nodiscard]] std::string to_hex(const hash& h);
 [[nodiscard]] std::optional<hash> hash_from_hex(std::string_view hex) noexcept;
 
+// The compact encodings of a proof (docs/log-format.md "Proof encodings"). A hash in base64
+// is RFC 4648 §4 with its padding, 44 characters: how RFC 6962 §4.5 (`audit_path`) and the
+// C2SP notes write hashes. A proof in binary is its hashes concatenated, 32 bytes each, in the
+// proof's order: RFC 9162 §4.12's `inclusion_path`/`consistency_path` without the TLS length
+// prefixes (the transport gives the length).
+[[nodiscard]] std::string to_base64(const hash& h);
+// 64 hex digits or 44 canonical base64 characters (the length tells which); nullopt otherwise.
+[[nodiscard]] std::optional<hash> hash_from_text(std::string_view text);
+[[nodiscard]] std::string proof_to_bytes(std::span<const hash> proof);
+// nullopt unless the length is a multiple of 32.
+[[nodiscard]] std::optional<std::vector<hash>> proof_from_bytes(std::string_view bytes);
+
 // The root of the complete subtree (level, index): MTH of leaves [index·2^level, (index+1)·2^level).
 // Called only for subtrees wholly inside the tree being proved. May throw (a store error);
 // the exception passes through.
