@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <random>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -176,8 +176,8 @@ TEST(CertifyLinear, GoodEnginesPassTheNewTests) {
 
 TEST(CertifyValidity, EveryTestHasARowAndBelowItsMinimumSaysNeedsNHasM) {
   for (std::uint64_t n : {10ull, 300ull}) {
-    for (const auto& spec : {fc::stream_spec::raw_words(64), fc::stream_spec::raw_words(32), fc::stream_spec::scaled(52),
-                             fc::stream_spec::scaled(1024)}) {
+    for (const auto& spec : {fc::stream_spec::raw_words(64), fc::stream_spec::raw_words(32),
+                             fc::stream_spec::scaled(52), fc::stream_spec::scaled(1024)}) {
       std::vector<std::uint64_t> v(n);
       fairdeck::xoshiro256pp rng(3);
       for (auto& x : v) x = spec.type == fc::stream_spec::kind::raw ? rng() >> (64 - spec.bits) : rng() % spec.range;
@@ -261,7 +261,8 @@ TEST(CertifyValidity, BirthdaySpacingsNeverBelowTwoToTheThirtyCells) {
   EXPECT_GE(fc::battery_settings::for_volume(1000).birthday_cell_bits, fc::birthday_min_cell_bits);
   // Too few values for one replicate of 8,192 words: invalid, with the numbers.
   const auto few = run_stream(fc::stream_spec::raw_words(64), std::vector<std::uint64_t>(5000, 1));
-  EXPECT_NE(find(few, "birthday-spacings").note.find("needs 8,192 values, has 5,000 (a replicate is 4096 points of 2 values)"),
+  EXPECT_NE(find(few, "birthday-spacings")
+                .note.find("needs 8,192 values, has 5,000 (a replicate is 4096 points of 2 values)"),
             std::string::npos)
       << find(few, "birthday-spacings").note;
   // Words too narrow for 2^30 cells from pairs (14 bits): the test does not apply.
@@ -277,15 +278,17 @@ TEST(CertifyValidity, DocsTableMatchesTheCode) {
   bool inside = false;
   std::vector<std::string> rows;
   while (std::getline(in, line)) {
-    if (line.starts_with("### Where each null law holds")) inside = true;
-    else if (inside && line.starts_with("#")) break;
+    if (line.starts_with("### Where each null law holds"))
+      inside = true;
+    else if (inside && line.starts_with("#"))
+      break;
     else if (inside && line.starts_with("| ") && !line.starts_with("| test") && !line.starts_with("| ---"))
       rows.push_back(line);
   }
   std::vector<std::string> want;
   for (const auto& v : fc::validity_table)
-    want.push_back(fmt::format("| {} | {} | {} |", v.test, v.min ? std::to_string(v.min) + " " + std::string(v.unit) : "by the rule",
-                               v.rule));
+    want.push_back(fmt::format("| {} | {} | {} |", v.test,
+                               v.min ? std::to_string(v.min) + " " + std::string(v.unit) : "by the rule", v.rule));
   EXPECT_EQ(rows, want) << "regenerate the table in docs/certify.md from include/fairdeck/certify/validity.hpp";
 }
 
@@ -323,9 +326,9 @@ TEST(CertifyFamily, FalseFailRateOfTheWholeBatteryIsAtMostAlpha) {
     const auto ks = fairdeck::stats::ks_uniform(p);
     EXPECT_GT(ks.p_value, 1e-6) << name << " D=" << ks.d;  // false-failure rate 1e-6 per check
   }
-  const double upper =
-      failed == runs ? 1.0
-                     : boost::math::binomial_distribution<double>::find_upper_bound_on_p(runs, failed, 0.025);
+  const double upper = failed == runs
+                           ? 1.0
+                           : boost::math::binomial_distribution<double>::find_upper_bound_on_p(runs, failed, 0.025);
   std::printf("family false FAIL: %d of %d reports (%.2f%%; 95%% upper bound %.2f%%)\n", failed, runs,
               100.0 * failed / runs, 100 * upper);
   const int limit = FAIRDECK_SLOW_BUILD ? 6 : 33;  // P(Bin(200, 0.01) > 6) = 4.3e-3
@@ -356,7 +359,8 @@ TEST(CertifyPlan, PlanAgreesWithTheReportsDetectableEffects) {
   EXPECT_NEAR(plan["monobit"], *find(r, "monobit").detectable_effect, 1e-12);
   EXPECT_NEAR(plan["serial-correlation"], *find(r, "serial-correlation").detectable_effect, 1e-9);
   // frequency: Cohen's w of a change E in one of 256 cells is E sqrt(p0 / (1 - p0)).
-  EXPECT_NEAR(plan["frequency"] * std::sqrt((1.0 / 256) / (255.0 / 256)), *find(r, "frequency").detectable_effect, 1e-9);
+  EXPECT_NEAR(plan["frequency"] * std::sqrt((1.0 / 256) / (255.0 / 256)), *find(r, "frequency").detectable_effect,
+              1e-9);
 
   // A target's data need: with that much data the effect is detected, with 1% less not.
   const fc::target_effect bias{fc::effect_measure::bias, 1e-3};
@@ -383,7 +387,8 @@ TEST(CertifyPlanCli, PlanPrintsTheTableAndTheJsonAndRefusesNonsense) {
   const auto j = run_cli("certify plan --decks 3000 --effect repeat:0.5 --json");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   const auto plan = nlohmann::json::parse(j.out);
-  for (const char* k : {"statement", "alpha", "power", "tests", "threshold", "rows"}) EXPECT_TRUE(plan.contains(k)) << k;
+  for (const char* k : {"statement", "alpha", "power", "tests", "threshold", "rows"})
+    EXPECT_TRUE(plan.contains(k)) << k;
   bool repeat = false;
   for (const auto& row : plan["rows"]) {
     for (const char* k : {"family", "test", "measure", "effect", "detectable", "data", "unit"})

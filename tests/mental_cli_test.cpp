@@ -42,7 +42,9 @@ TEST(MentalCli, TwoPlayerHandBetweenTerminals) {
   EXPECT_EQ(run_cli("mental reveal --key " + d + "B.key " + hand + " --positions 0 --to 2").exit_code, 2);
   EXPECT_EQ(run_cli("mental reveal --key " + d + "B.key " + hand + " --positions 0 --to 3").exit_code, 2);
   for (const char* p : {"A", "B"})
-    ASSERT_EQ(run_cli(std::string("mental reveal --key ") + d + p + ".key " + hand + " --positions 4 --to all").exit_code, 0);
+    ASSERT_EQ(run_cli(std::string("mental reveal --key ") + d + p + ".key " + hand + " --positions 4 --to all")
+                  .exit_code,
+              0);
   const auto a = run_cli("mental open --key " + d + "A.key " + hand + " --json");
   ASSERT_EQ(a.exit_code, 0) << a.err;
   const auto cards = nlohmann::json::parse(a.out).at("cards");

@@ -68,11 +68,11 @@ TEST(MentalCards, KnownAnswers) {
 
 TEST(MentalGroup, IdentityIsRefusedNotProduced) {
   point out;
-  EXPECT_FALSE(mul(out, scalar{}, card_points(1)[0]));       // scalar 0
-  EXPECT_FALSE(mul(out, scalar::random(), identity()));       // identity input
+  EXPECT_FALSE(mul(out, scalar{}, card_points(1)[0]));   // scalar 0
+  EXPECT_FALSE(mul(out, scalar::random(), identity()));  // identity input
   EXPECT_FALSE(mul_base(out, scalar{}));
   ciphertext e;
-  EXPECT_FALSE(encrypt(e, card_points(1)[0], scalar{}, generate_key().pub));  // randomness 0 never encrypts
+  EXPECT_FALSE(encrypt(e, card_points(1)[0], scalar{}, generate_key().pub));           // randomness 0 never encrypts
   EXPECT_THROW((void)parse_scalar(std::string(64, 'f'), "s"), std::invalid_argument);  // above ℓ
 }
 
@@ -305,10 +305,10 @@ TEST(MentalHand, HonestHandsOf2To6PlayersVerify) {
 
 TEST(MentalHand, StepsOutOfTurnAreRefused) {
   table t(3);
-  EXPECT_THROW(add_shuffle(t.h, t.keys[1]), std::invalid_argument);          // player 1 first
+  EXPECT_THROW(add_shuffle(t.h, t.keys[1]), std::invalid_argument);                                   // player 1 first
   EXPECT_THROW(add_reveal(t.h, t.keys[0], std::vector<std::uint32_t>{0}, 2), std::invalid_argument);  // before shuffles
   t.shuffle_all();
-  EXPECT_THROW(add_shuffle(t.h, t.keys[0]), std::invalid_argument);          // everyone has shuffled
+  EXPECT_THROW(add_shuffle(t.h, t.keys[0]), std::invalid_argument);  // everyone has shuffled
   EXPECT_THROW(add_reveal(t.h, t.keys[0], std::vector<std::uint32_t>{0}, 1), std::invalid_argument);  // to itself
   EXPECT_THROW(add_reveal(t.h, t.keys[0], std::vector<std::uint32_t>{52}, 2), std::invalid_argument);
   EXPECT_THROW(add_reveal(t.h, generate_key(), std::vector<std::uint32_t>{0}, 2), std::invalid_argument);

@@ -86,14 +86,16 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 int run_keygen(const mental_options& o) {
-  if (o.out.empty() || o.out == "-") throw usage_error("-o: give a file name for the secret key (never standard output)");
+  if (o.out.empty() || o.out == "-")
+    throw usage_error("-o: give a file name for the secret key (never standard output)");
   const auto k = mental::generate_key();
   std::string secret = mental::key_file_text(k);
   const int fd = ::open(o.out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     const int err = errno;
     sodium_memzero(secret.data(), secret.size());
-    throw usage_error(fmt::format("-o: cannot create {} ({}); a key file is never overwritten", o.out, std::strerror(err)));
+    throw usage_error(
+        fmt::format("-o: cannot create {} ({}); a key file is never overwritten", o.out, std::strerror(err)));
   }
   const bool ok = ::fchmod(fd, 0600) == 0 &&
                   ::write(fd, secret.data(), secret.size()) == static_cast<ssize_t>(secret.size()) && ::fsync(fd) == 0;
@@ -232,9 +234,11 @@ int run_verify(const mental_options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<mental_options>();
-  auto* m = app.add_subcommand("mental", "Mental poker: a hand with no dealer, shuffled by the players (docs/mental-poker.md)");
+  auto* m = app.add_subcommand("mental",
+                               "Mental poker: a hand with no dealer, shuffled by the players (docs/mental-poker.md)");
   m->require_subcommand(1);
-  auto* keygen = m->add_subcommand("keygen", "Create a player's key share (file 0600) and print its public share with its proof");
+  auto* keygen = m->add_subcommand("keygen",
+                                   "Create a player's key share (file 0600) and print its public share with its proof");
   keygen->add_option("-o,--out", o->out, "The secret key file to create (mode 0600, never overwritten)")->required();
   keygen->callback([o, &exit_code] { exit_code = run_keygen(*o); });
 
@@ -245,7 +249,8 @@ void setup(CLI::App& app, int& exit_code) {
   start->add_option("-o,--out", o->out, "The transcript file to write")->required();
   start->callback([o, &exit_code] { exit_code = run_new(*o); });
 
-  auto* shuffle = m->add_subcommand("shuffle", "Add this player's re-encryption, permutation and proof (in seat order)");
+  auto* shuffle = m->add_subcommand("shuffle",
+                                    "Add this player's re-encryption, permutation and proof (in seat order)");
   shuffle->add_option("--key", o->key, "This player's key file")->required();
   shuffle->add_option("hand", o->hand, "The transcript (updated in place)")->required();
   shuffle->callback([o, &exit_code] { exit_code = run_shuffle(*o); });
@@ -263,7 +268,8 @@ void setup(CLI::App& app, int& exit_code) {
   open->add_flag("--json", o->json, "{\"cards\": {\"0\": \"Ah\", ...}}");
   open->callback([o, &exit_code] { exit_code = run_open(*o); });
 
-  auto* verify = m->add_subcommand("verify", "Check the whole transcript: exit 0 verified, 1 not (naming the step), 2 unreadable");
+  auto* verify =
+      m->add_subcommand("verify", "Check the whole transcript: exit 0 verified, 1 not (naming the step), 2 unreadable");
   verify->add_option("hand", o->hand, "The transcript")->required();
   verify->add_flag("--json", o->json, "Machine-readable verdict");
   verify->callback([o, &exit_code] { exit_code = run_verify(*o); });

@@ -96,9 +96,9 @@ class birthday_spacings final : public accumulator {
                   .min_sample = validity_of(g_.name).min,
                   .unit = "replicates"};
     if (replicates_ < r.min_sample)
-      return out.push_back(invalid(std::move(r), fmt::format("{} (a replicate is {} points of {} values)",
-                                                             needs(r.min_sample * g_.n * g_.t, values_, "values"), g_.n,
-                                                             g_.t)));
+      return out.push_back(
+          invalid(std::move(r), fmt::format("{} (a replicate is {} points of {} values)",
+                                            needs(r.min_sample * g_.n * g_.t, values_, "values"), g_.n, g_.t)));
     r.statistic = static_cast<double>(collisions_);
     r.p_value = poisson_upper_tail(r.statistic, total);
     r.expected = total;

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "accumulators.hpp"
-#include "fairdeck/certify/validity.hpp"
 #include "fairdeck/certify/null_laws.hpp"
+#include "fairdeck/certify/validity.hpp"
 #include "fairdeck/stats/tests.hpp"
 
 namespace fairdeck::certify::detail {
@@ -87,8 +87,7 @@ class runs final : public accumulator {
     const double mean = 1 + 2 * n1 * n0 / nd;
     const double var = n > 1 ? 2 * n1 * n0 * (2 * n1 * n0 - nd) / (nd * nd * (nd - 1)) : 0;
     if (n < r.min_sample || !(var > 0))
-      return out.push_back(
-          invalid(std::move(r), n < r.min_sample ? needs(r.min_sample, n, r.unit) : "all bits equal"));
+      return out.push_back(invalid(std::move(r), n < r.min_sample ? needs(r.min_sample, n, r.unit) : "all bits equal"));
     const double runs = static_cast<double>(transitions_) + 1, z = (runs - mean) / std::sqrt(var);
     r.statistic = z;
     r.p_value = two_sided_normal(z);

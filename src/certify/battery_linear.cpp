@@ -35,7 +35,7 @@ struct lag_relation {
   unsigned r, s;
   int sign;  // +1: x_i - x_{i-r} - x_{i-s}; -1: x_i - x_{i-r} + x_{i-s}
 };
-constexpr lag_relation lag_relations[] = {{3, 7, 1},   {1, 15, 1}, {3, 31, 1}, {1, 63, 1},
+constexpr lag_relation lag_relations[] = {{3, 7, 1},   {1, 15, 1}, {3, 31, 1},  {1, 63, 1},
                                           {24, 55, 1}, {5, 17, 1}, {10, 24, -1}};
 constexpr unsigned max_lag = 63;
 constexpr std::size_t relation_count = std::size(lag_relations);
@@ -106,14 +106,15 @@ class lagged_sum final : public accumulator {
     const unsigned q = lane_.q();
     test_result r{.name = "lagged-sum",
                   .family = family_,
-                  .description = fmt::format("x_i - x_(i-r) -/+ x_(i-s) mod {} at {} lagged-Fibonacci lag pairs ({})", q,
-                                             relation_count,
+                  .description = fmt::format("x_i - x_(i-r) -/+ x_(i-s) mod {} at {} lagged-Fibonacci lag pairs ({})",
+                                             q, relation_count,
                                              low_byte_ ? (bytes_.empty() ? "low byte of each value"
                                                                          : "low byte of each value, and every byte")
                                                        : "values"),
-                  .reference = "lagged sums uniform on Z_q under H0 (exact, triangular); Pearson chi2 summed over the "
-                               "lag pairs (glibc random_r.c lags, Knuth §3.2.2, Marsaglia & Zaman 1991; cf. dieharder "
-                               "dab_monobit2)",
+                  .reference =
+                      "lagged sums uniform on Z_q under H0 (exact, triangular); Pearson chi2 summed over the "
+                      "lag pairs (glibc random_r.c lags, Knuth §3.2.2, Marsaglia & Zaman 1991; cf. dieharder "
+                      "dab_monobit2)",
                   .distribution = "chi2",
                   .sample = lane_.positions() + (lane_.positions() ? max_lag : 0),
                   .min_sample = static_cast<std::uint64_t>(min_expected_per_cell) * q + max_lag,
@@ -189,7 +190,8 @@ unsigned gf2_rank(std::array<std::uint64_t, 64>& a, unsigned rows, unsigned cols
     if (p == rows) continue;
     std::swap(a[p], a[rank]);
     const std::uint64_t pivot = a[rank], shift = cols - 1 - c;
-    for (unsigned i = rank + 1; i < rows; ++i) a[i] ^= pivot & (std::uint64_t{0} - ((a[i] >> shift) & 1));  // branch-free
+    for (unsigned i = rank + 1; i < rows; ++i)
+      a[i] ^= pivot & (std::uint64_t{0} - ((a[i] >> shift) & 1));  // branch-free
     ++rank;
   }
   return rank;
@@ -208,8 +210,9 @@ class matrix_rank final : public accumulator {
     test_result r{.name = std::string(v.test),
                   .family = family_,
                   .description = fmt::format("rank over GF(2) of {0}x{0} matrices of consecutive bits", m_),
-                  .reference = "NIST SP 800-22 §2.5 / Marsaglia; exact rank law of a random binary matrix "
-                               "(Kovalenko 1972), Pearson chi2",
+                  .reference =
+                      "NIST SP 800-22 §2.5 / Marsaglia; exact rank law of a random binary matrix "
+                      "(Kovalenko 1972), Pearson chi2",
                   .distribution = "chi2",
                   .sample = matrices_,
                   .min_sample = v.min,
@@ -303,8 +306,9 @@ class linear_complexity final : public accumulator {
                   .family = family_,
                   .description = fmt::format("linear complexity (Berlekamp–Massey) of {}-bit blocks (the first {})",
                                              block, max_blocks),
-                  .reference = "NIST SP 800-22 §2.10; exact law of the linear complexity of a random sequence "
-                               "(Rueppel 1986), Pearson chi2",
+                  .reference =
+                      "NIST SP 800-22 §2.10; exact law of the linear complexity of a random sequence "
+                      "(Rueppel 1986), Pearson chi2",
                   .distribution = "chi2",
                   .sample = done_,
                   .min_sample = v.min,
@@ -349,7 +353,8 @@ std::unique_ptr<accumulator> make_lagged_sum(const stream_setup& s) {
     const unsigned bytes = s.spec.bits % 8 == 0 ? s.spec.bits / 8 : 1;
     return std::make_unique<lagged_sum>(256, true, bytes, s.spec.family);
   }
-  if (s.spec.range <= 256) return std::make_unique<lagged_sum>(static_cast<unsigned>(s.spec.range), false, 1, s.spec.family);
+  if (s.spec.range <= 256)
+    return std::make_unique<lagged_sum>(static_cast<unsigned>(s.spec.range), false, 1, s.spec.family);
   if (std::has_single_bit(s.spec.range)) return std::make_unique<lagged_sum>(256, true, 1, s.spec.family);
   return nullptr;
 }

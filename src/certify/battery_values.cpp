@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "accumulators.hpp"
-#include "fairdeck/certify/validity.hpp"
 #include "fairdeck/certify/null_laws.hpp"
+#include "fairdeck/certify/validity.hpp"
 #include "fairdeck/stats/tests.hpp"
 
 namespace fairdeck::certify::detail {
@@ -183,8 +183,7 @@ class gap final : public accumulator {
                   .min_sample = validity_of("gap").min,
                   .unit = "gaps"};
     if (!(p_ < 1)) return out.push_back(invalid(std::move(r), "every value is a hit (range too small)"));
-    if (gaps < r.min_sample)
-      return out.push_back(invalid(std::move(r), needs(r.min_sample, gaps, r.unit)));
+    if (gaps < r.min_sample) return out.push_back(invalid(std::move(r), needs(r.min_sample, gaps, r.unit)));
     chi2_against(r, std::vector<double>(gaps_.begin(), gaps_.end()), gap_law(p_, cap_));
     out.push_back(std::move(r));
   }
@@ -247,8 +246,7 @@ class poker final : public accumulator {
     if (!a_.d)
       return out.push_back(
           invalid(std::move(r), "the range has no divisor in 2..16 and exceeds 64: no uniform alphabet"));
-    if (groups < r.min_sample)
-      return out.push_back(invalid(std::move(r), needs(r.min_sample, groups, r.unit)));
+    if (groups < r.min_sample) return out.push_back(invalid(std::move(r), needs(r.min_sample, groups, r.unit)));
     chi2_against(r, std::vector<double>(counts_.begin(), counts_.end()), distinct_law(a_.d, 5));
     out.push_back(std::move(r));
   }
@@ -296,8 +294,7 @@ class coupon_collector final : public accumulator {
     if (!a_.d)
       return out.push_back(
           invalid(std::move(r), "the range has no divisor in 2..8 and exceeds 64: no uniform alphabet"));
-    if (segs < r.min_sample)
-      return out.push_back(invalid(std::move(r), needs(r.min_sample, segs, r.unit)));
+    if (segs < r.min_sample) return out.push_back(invalid(std::move(r), needs(r.min_sample, segs, r.unit)));
     chi2_against(r, std::vector<double>(counts_.begin(), counts_.end()), coupon_law(a_.d, cap_));
     out.push_back(std::move(r));
   }

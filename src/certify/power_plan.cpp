@@ -21,8 +21,8 @@ struct planned_test {
   effect_measure measure;
   const char* effect;  // in words
   enum class model { normal_bias, chi2_cell, chi2_lag, normal_rate } how;
-  double p0;   // cell probability (cell), event probability (rate)
-  double df;   // chi2 degrees of freedom
+  double p0;  // cell probability (cell), event probability (rate)
+  double df;  // chi2 degrees of freedom
 };
 constexpr planned_test planned_tests_table[] = {
     {"raw", "monobit", effect_measure::bias, "bit bias |P(1) - 1/2|", planned_test::model::normal_bias, 0.5, 0},
@@ -47,11 +47,12 @@ double sample_of(const planned_test& t, const planned_data& d) {
   const std::string_view f = t.family;
   if (f == "raw") {
     if (t.how == planned_test::model::normal_bias) return 8.0 * static_cast<double>(d.raw_bytes);  // bits
-    if (t.how == planned_test::model::chi2_lag) return static_cast<double>(d.raw_bytes / 8);      // words
+    if (t.how == planned_test::model::chi2_lag) return static_cast<double>(d.raw_bytes / 8);       // words
     return static_cast<double>(d.raw_bytes);                                                       // bytes
   }
-  if (f == "decks") return t.how == planned_test::model::normal_rate ? std::max(0.0, static_cast<double>(d.decks) - 1)
-                                                                      : static_cast<double>(d.decks);
+  if (f == "decks")
+    return t.how == planned_test::model::normal_rate ? std::max(0.0, static_cast<double>(d.decks) - 1)
+                                                     : static_cast<double>(d.decks);
   return static_cast<double>(d.hands);
 }
 
@@ -70,10 +71,10 @@ std::uint64_t to_unit(const planned_test& t, double sample) {
 // equation, n * g(e) = c, solved either way.
 double g_of(const planned_test& t, double e) {
   switch (t.how) {
-    case planned_test::model::normal_bias: return e * e / (t.p0 * (1 - t.p0));       // (E / sqrt(pq))^2
-    case planned_test::model::chi2_cell: return t.p0 * e * e / (1 - t.p0);            // Cohen's w^2
-    case planned_test::model::chi2_lag: return e * e;                                  // w^2 = rho^2
-    case planned_test::model::normal_rate: return e * e * t.p0 / (1 - t.p0);          // (E p / sqrt(pq))^2
+    case planned_test::model::normal_bias: return e * e / (t.p0 * (1 - t.p0));  // (E / sqrt(pq))^2
+    case planned_test::model::chi2_cell: return t.p0 * e * e / (1 - t.p0);      // Cohen's w^2
+    case planned_test::model::chi2_lag: return e * e;                           // w^2 = rho^2
+    case planned_test::model::normal_rate: return e * e * t.p0 / (1 - t.p0);    // (E p / sqrt(pq))^2
   }
   return 0;
 }
@@ -105,14 +106,20 @@ std::string_view effect_measure_name(effect_measure m) noexcept {
 target_effect parse_target_effect(std::string_view text) {
   const auto colon = text.find(':');
   if (colon == std::string_view::npos)
-    throw std::invalid_argument(fmt::format("effect '{}' is not MEASURE:SIZE (bias, cell, lag or repeat, e.g. bias:0.01)", text));
+    throw std::invalid_argument(
+        fmt::format("effect '{}' is not MEASURE:SIZE (bias, cell, lag or repeat, e.g. bias:0.01)", text));
   const std::string_view name = text.substr(0, colon), size = text.substr(colon + 1);
   target_effect t;
-  if (name == "bias") t.measure = effect_measure::bias;
-  else if (name == "cell") t.measure = effect_measure::cell;
-  else if (name == "lag") t.measure = effect_measure::lag;
-  else if (name == "repeat") t.measure = effect_measure::repeat;
-  else throw std::invalid_argument(fmt::format("unknown effect measure '{}' (bias, cell, lag or repeat)", name));
+  if (name == "bias")
+    t.measure = effect_measure::bias;
+  else if (name == "cell")
+    t.measure = effect_measure::cell;
+  else if (name == "lag")
+    t.measure = effect_measure::lag;
+  else if (name == "repeat")
+    t.measure = effect_measure::repeat;
+  else
+    throw std::invalid_argument(fmt::format("unknown effect measure '{}' (bias, cell, lag or repeat)", name));
   const std::string s(size);
   char* end = nullptr;
   t.size = std::strtod(s.c_str(), &end);
@@ -152,8 +159,12 @@ power_plan plan_power(const planned_data& data, std::span<const target_effect> t
       if (e.measure == t.measure) target = e.size;
     if (n <= 0 && !target) continue;
     const double c = constant_of(t, p.threshold, power);
-    power_row r{.family = t.family, .test = t.test, .measure = t.measure, .effect = t.effect,
-                .detectable = n > 0 ? 0 : std::numeric_limits<double>::infinity(), .data = to_unit(t, n),
+    power_row r{.family = t.family,
+                .test = t.test,
+                .measure = t.measure,
+                .effect = t.effect,
+                .detectable = n > 0 ? 0 : std::numeric_limits<double>::infinity(),
+                .data = to_unit(t, n),
                 .unit = unit_of(t)};
     if (n > 0) {
       // n g(e) = c with g(e) = a e^2: e = sqrt(c / (n a)).

@@ -14,7 +14,8 @@ scalar dleq_challenge(std::span<const std::uint8_t> context, const point& pub, c
 
 partial_decryption partial_decrypt(const key_pair& k, const point& b, std::span<const std::uint8_t> context) {
   partial_decryption out;
-  if (!mul(out.share, k.secret, b)) throw std::invalid_argument("a ciphertext with an identity component cannot be decrypted");
+  if (!mul(out.share, k.secret, b))
+    throw std::invalid_argument("a ciphertext with an identity component cannot be decrypted");
   for (;;) {
     const scalar w = scalar::random();
     point t1, t2;

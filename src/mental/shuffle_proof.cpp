@@ -254,8 +254,7 @@ shuffle_result shuffle_and_prove(const deck& in, const point& y, std::span<const
 bool verify_shuffle(const deck& in, const deck& out, const point& y, const shuffle_proof& p,
                     std::span<const std::uint8_t> context) {
   const std::size_t n = in.size();
-  if (n == 0 || out.size() != n || p.c.size() != n || p.chat.size() != n || p.shat.size() != n ||
-      p.sprime.size() != n)
+  if (n == 0 || out.size() != n || p.c.size() != n || p.chat.size() != n || p.shat.size() != n || p.sprime.size() != n)
     return false;
   // Every output ciphertext re-encrypted: no b' equals an input b (nor is the identity).
   {

@@ -58,7 +58,8 @@ digest next_head(const digest& head, const step& s) {
 }
 
 std::string who(const step& s, std::size_t k) {
-  if (const auto* sh = std::get_if<shuffle_step>(&s)) return fmt::format("step {} (shuffle by player {})", k, sh->player);
+  if (const auto* sh = std::get_if<shuffle_step>(&s))
+    return fmt::format("step {} (shuffle by player {})", k, sh->player);
   const auto& r = std::get<reveal_step>(s);
   return fmt::format("step {} (reveal by player {} to {})", k, r.player,
                      r.to == to_all ? std::string("all") : fmt::format("player {}", r.to));
@@ -84,7 +85,8 @@ std::string header_problem(const hand& h, bool verify_proofs = true) {
     return "the hand id is not 32 lowercase hex digits";
   std::set<point> seen;
   for (std::size_t i = 0; i < h.players.size(); ++i) {
-    if (!seen.insert(h.players[i].pub).second) return fmt::format("player {} repeats another player's public share", i + 1);
+    if (!seen.insert(h.players[i].pub).second)
+      return fmt::format("player {} repeats another player's public share", i + 1);
     if (verify_proofs && !verify_public_share(h.players[i]))
       return fmt::format("player {}'s proof of knowledge of its key share does not verify", i + 1);
   }
@@ -162,8 +164,8 @@ replay check(const hand& h, verification& v, bool verify_proofs = true) {
           fail(fmt::format("position {} is {}", p, p >= n_cards ? "not in the deck" : "repeated"));
           return r;
         }
-        if (verify_proofs &&
-            !verify_partial(h.players[rv.player - 1].pub, r.current[p].b, rv.shares[i], reveal_context(ctx, rv.to, p))) {
+        if (verify_proofs && !verify_partial(h.players[rv.player - 1].pub, r.current[p].b, rv.shares[i],
+                                             reveal_context(ctx, rv.to, p))) {
           fail(fmt::format("the partial decryption of position {} does not verify", p));
           return r;
         }
@@ -203,7 +205,9 @@ replay checked(const hand& h, bool verify_first) {
 
 public_share make_public_share(const key_pair& k) { return {k.pub, prove_key(k, as_bytes(keygen_context))}; }
 
-bool verify_public_share(const public_share& s) noexcept { return verify_key(s.pub, s.proof, as_bytes(keygen_context)); }
+bool verify_public_share(const public_share& s) noexcept {
+  return verify_key(s.pub, s.proof, as_bytes(keygen_context));
+}
 
 hand new_hand(std::string table, std::vector<public_share> players, deck_spec spec) {
   hand h;
@@ -252,8 +256,8 @@ void add_reveal(hand& h, const key_pair& k, std::span<const std::uint32_t> posit
   const replay r = checked(h, verify_first);
   const std::size_t step_no = h.steps.size();
   if (step_no < h.players.size())
-    throw std::invalid_argument(fmt::format("cards are revealed after every player has shuffled; player {} is next",
-                                            step_no + 1));
+    throw std::invalid_argument(
+        fmt::format("cards are revealed after every player has shuffled; player {} is next", step_no + 1));
   if (to > h.players.size()) throw std::invalid_argument(fmt::format("there is no player {}", to));
   if (to == seat) throw std::invalid_argument("a player never reveals its share to itself (open shows its own cards)");
   if (positions.empty()) throw std::invalid_argument("no positions to reveal");
@@ -288,7 +292,8 @@ std::map<std::uint32_t, card_t> open_cards(const hand& h, const key_pair& k, boo
     std::vector<point> shares;
     for (const auto& [player, d] : by) shares.push_back(d);
     point own;
-    if (!mul(own, k.secret, r.current[p].b)) throw std::runtime_error("position " + std::to_string(p) + " cannot be decrypted");
+    if (!mul(own, k.secret, r.current[p].b))
+      throw std::runtime_error("position " + std::to_string(p) + " cannot be decrypted");
     shares.push_back(own);
     const auto card = combine(r.current[p], shares, h.spec.size());
     sodium_memzero(own.data(), own.size());  // this player's share of a card: never kept

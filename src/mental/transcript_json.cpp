@@ -87,7 +87,9 @@ json parse_json(std::string_view t, std::string_view what) {
 
 std::string to_json(const public_share& s) { return share_json(s).dump() + "\n"; }
 
-public_share parse_public_share(std::string_view t) { return share_from(parse_json(t, "public share"), "public share"); }
+public_share parse_public_share(std::string_view t) {
+  return share_from(parse_json(t, "public share"), "public share");
+}
 
 std::string key_file_text(const key_pair& k) {
   std::string secret = fairdeck::to_hex(k.secret.b);
@@ -167,7 +169,8 @@ hand parse_hand(std::string_view t) {
   h.spec.jokers = number(j["jokers"], "jokers", max_hand_jokers);
   const auto& players = array_at(j["players"], "players");
   if (players.size() > max_players) bad("players", fmt::format("more than {} players", max_players));
-  for (std::size_t i = 0; i < players.size(); ++i) h.players.push_back(share_from(players[i], fmt::format("players[{}]", i)));
+  for (std::size_t i = 0; i < players.size(); ++i)
+    h.players.push_back(share_from(players[i], fmt::format("players[{}]", i)));
   const std::size_t n_cards = h.spec.size();
   const auto& steps = array_at(j["steps"], "steps");
   for (std::size_t k = 0; k < steps.size(); ++k) {

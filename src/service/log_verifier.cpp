@@ -71,8 +71,8 @@ void log_verifier::add(const record& r) {
   const std::uint64_t i = count_++;
   // 1. sequence, type of record 0, one table
   if (r.seq != first_seq_ + i)
-    return fail(r.seq, fmt::format("seq {} where {} was expected (missing, repeated or out of order)", r.seq,
-                                   first_seq_ + i));
+    return fail(r.seq,
+                fmt::format("seq {} where {} was expected (missing, repeated or out of order)", r.seq, first_seq_ + i));
   if ((r.seq == 0) != (r.type == record_type::open))
     return fail(r.seq, r.seq == 0 ? "record 0 is not an open record" : "an open record after record 0");
   if (has_control(r)) return fail(r.seq, "a field contains a control character");
@@ -145,7 +145,8 @@ void log_verifier::count_seats(unsigned seats) {
 namespace {
 
 bool lower_hex64(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // The seats of `seeds` (per seat, "" while not given) that are still empty, from 1.
@@ -191,7 +192,8 @@ void log_verifier::add_hand_record(const record& r) {
     if (!nonce_rule() || !in_force_rule("hand_open")) return;
     ++check_.hands;
     last_hand_ = r.hand;
-    hand_ = hand_progress{r.hand, r.nonce, true, std::vector<std::string>(r.seats), std::vector<std::string>(r.seats), 0, 0};
+    hand_ = hand_progress{r.hand, r.nonce, true, std::vector<std::string>(r.seats), std::vector<std::string>(r.seats),
+                          0,      0};
     check_.hand_in_progress = r.hand;
     count_seats(r.seats);
     return;
@@ -216,8 +218,10 @@ void log_verifier::add_hand_record(const record& r) {
   const std::size_t s = r.seat - 1;
   switch (r.type) {
     case record_type::commit:
-      if (!h.commitments[s].empty()) return fail(seq, fmt::format("seat {} committed twice in hand {}", r.seat, h.hand));
-      if (h.revealed > 0) return fail(seq, fmt::format("seat {} committed after a seed of hand {} was revealed", r.seat, h.hand));
+      if (!h.commitments[s].empty())
+        return fail(seq, fmt::format("seat {} committed twice in hand {}", r.seat, h.hand));
+      if (h.revealed > 0)
+        return fail(seq, fmt::format("seat {} committed after a seed of hand {} was revealed", r.seat, h.hand));
       if (!lower_hex64(r.seat_commitment)) return fail(seq, "seat_commitment is not 64 lowercase hex digits");
       h.commitments[s] = r.seat_commitment;
       ++h.committed;
@@ -266,7 +270,8 @@ void log_verifier::add_hand_record(const record& r) {
         return fail(seq, fmt::format("hand {} aborted with nonce {}, not its nonce {}", h.hand, r.nonce, h.nonce));
       if (!h.known && !next_nonce_) next_nonce_ = r.nonce + 1;
       if (h.known && (r.uncommitted != empty_seats(h.commitments) || r.unrevealed != empty_seats(h.seeds)))
-        return fail(seq, fmt::format("hand {}'s abort does not name exactly the seats that did not commit / reveal", h.hand));
+        return fail(seq, fmt::format("hand {}'s abort does not name exactly the seats that did not commit / reveal",
+                                     h.hand));
       for (const auto* list : {&r.uncommitted, &r.unrevealed})
         for (std::size_t i = 0; i < list->size(); ++i)
           if ((*list)[i] < 1 || (*list)[i] > max_hand_seats || (i > 0 && (*list)[i] <= (*list)[i - 1]))

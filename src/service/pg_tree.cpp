@@ -28,13 +28,15 @@ void prepare_tree_statements(pqxx::connection& c) {
   c.prepare("head_load_many",
             "SELECT frontier, checkpoint, table_id FROM fairdeck_tree_heads WHERE table_id = ANY($1::text[]) "
             "ORDER BY table_id COLLATE \"C\" FOR UPDATE");
-  c.prepare("record_hashes", "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
+  c.prepare("record_hashes",
+            "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
 }
 
 void tree_statements::prefetch(std::span<const std::string> tables, const std::string& ids) {
   for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
   for (const auto& row : tx_->exec_prepared("head_load_many", ids))
-    prefetched_[row[2].as<std::string>()] = head{tlog::frontier::from_text(row[0].as<std::string>()), row[1].as<std::string>()};
+    prefetched_[row[2].as<std::string>()] = head{tlog::frontier::from_text(row[0].as<std::string>()),
+                                                 row[1].as<std::string>()};
 }
 
 std::optional<tree_storage::head> tree_statements::load_head(std::string_view table) {
@@ -50,7 +52,8 @@ void tree_statements::save_head(std::string_view table, const tlog::frontier& tr
       "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES({}, {}, {}, {}) "
       "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
       "checkpoint = excluded.checkpoint;\n",
-      literal(x, std::string(table)), as_db(tree.size()), literal(x, tree.to_text()), literal(x, std::string(checkpoint)));
+      literal(x, std::string(table)), as_db(tree.size()), literal(x, tree.to_text()),
+      literal(x, std::string(checkpoint)));
 }
 
 void tree_statements::insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) {
@@ -60,7 +63,8 @@ void tree_statements::insert_nodes(std::string_view table, std::span<const std::
   deferred_ += fmt::format(
       "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT {}, l, i, decode(h, 'hex') "
       "FROM unnest({}::int[], {}::bigint[], {}::text[]) AS n(l, i, h) ON CONFLICT DO NOTHING;\n",
-      literal(x, std::string(table)), literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); })),
+      literal(x, std::string(table)),
+      literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); })),
       literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.second); })),
       literal(x, array_literal(nodes, [](const row& n) { return tlog::to_hex(n.second); })));
   // Building a whole tree (build_missing_trees, 65,536 leaves a call) must not hold it all as
@@ -89,13 +93,15 @@ std::vector<std::pair<std::string, std::uint64_t>> tree_statements::tables_behin
 }
 
 std::optional<log_head> read_tree_head(pqxx::transaction_base& n, std::string_view table) {
-  const auto r = n.exec_params("SELECT size, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1", std::string(table));
+  const auto r = n.exec_params("SELECT size, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1",
+                               std::string(table));
   if (!r.empty()) return log_head{from_db(r[0][0].as<std::int64_t>()), r[0][1].as<std::string>()};
   if (!n.exec_params("SELECT 1 FROM fairdeck_tables WHERE id = $1", std::string(table)).empty()) return log_head{};
   return std::nullopt;
 }
 
-std::vector<tlog::hash> read_tree_nodes(pqxx::transaction_base& n, std::string_view table, std::span<const node_ref> refs) {
+std::vector<tlog::hash> read_tree_nodes(pqxx::transaction_base& n, std::string_view table,
+                                        std::span<const node_ref> refs) {
   std::map<node_ref, tlog::hash> found;
   std::vector<node_ref> leaves, inner;
   for (const auto& r : refs) (r.first == 0 ? leaves : inner).push_back(r);
@@ -103,8 +109,9 @@ std::vector<tlog::hash> read_tree_nodes(pqxx::transaction_base& n, std::string_v
     return array_literal(v, [level](const node_ref& r) { return std::to_string(level ? r.first : r.second); });
   };
   if (!leaves.empty())
-    for (const auto& row : n.exec_params("SELECT seq, hash FROM fairdeck_records WHERE table_id = $1 AND seq = ANY($2::bigint[])",
-                                         std::string(table), numbers(leaves, false)))
+    for (const auto& row :
+         n.exec_params("SELECT seq, hash FROM fairdeck_records WHERE table_id = $1 AND seq = ANY($2::bigint[])",
+                       std::string(table), numbers(leaves, false)))
       found[{0, from_db(row[0].as<std::int64_t>())}] = record_leaf(row[1].as<std::string>());
   if (!inner.empty())
     for (const auto& row : n.exec_params(
@@ -126,9 +133,10 @@ std::vector<tlog::hash> read_tree_nodes(pqxx::transaction_base& n, std::string_v
 
 void write_cosignature(pqxx::transaction_base& n, std::string_view table, std::uint64_t size, const tlog::hash& root,
                        std::string_view witness, std::string_view line) {
-  n.exec_params("INSERT INTO fairdeck_cosignatures(table_id, size, root, witness, line) VALUES($1, $2, $3, $4, $5) "
-                "ON CONFLICT (table_id, size, root, witness) DO UPDATE SET line = excluded.line",
-                std::string(table), as_db(size), tlog::to_hex(root), std::string(witness), std::string(line));
+  n.exec_params(
+      "INSERT INTO fairdeck_cosignatures(table_id, size, root, witness, line) VALUES($1, $2, $3, $4, $5) "
+      "ON CONFLICT (table_id, size, root, witness) DO UPDATE SET line = excluded.line",
+      std::string(table), as_db(size), tlog::to_hex(root), std::string(witness), std::string(line));
 }
 
 std::vector<std::string> read_cosignatures(pqxx::transaction_base& n, std::string_view table, std::uint64_t size,

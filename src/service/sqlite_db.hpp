@@ -138,7 +138,8 @@ class tree_statements final : public tree_storage {
 
 // Readers (store::tree_head, tree_nodes, cosignatures) and the cosignature write, on `db`.
 [[nodiscard]] std::optional<log_head> read_tree_head(sqlite3* db, std::string_view table);
-[[nodiscard]] std::vector<tlog::hash> read_tree_nodes(sqlite3* db, std::string_view table, std::span<const node_ref> refs);
+[[nodiscard]] std::vector<tlog::hash> read_tree_nodes(sqlite3* db, std::string_view table,
+                                                      std::span<const node_ref> refs);
 void write_cosignature(sqlite3* db, std::string_view table, std::uint64_t size, const tlog::hash& root,
                        std::string_view witness, std::string_view line);
 [[nodiscard]] std::vector<std::string> read_cosignatures(sqlite3* db, std::string_view table, std::uint64_t size,

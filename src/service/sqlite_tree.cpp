@@ -29,7 +29,8 @@ tree_statements::tree_statements(sqlite3* db)
                  "ON CONFLICT(table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
                  "checkpoint = excluded.checkpoint"),
       node_insert_(db, "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) VALUES(?1, ?2, ?3, ?4)"),
-      record_hashes_(db, "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq") {}
+      record_hashes_(db,
+                     "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq") {}
 
 std::optional<tree_storage::head> tree_statements::load_head(std::string_view table) {
   resetter r{head_load_};
@@ -112,7 +113,8 @@ void write_cosignature(sqlite3* db, std::string_view table, std::uint64_t size, 
 
 std::vector<std::string> read_cosignatures(sqlite3* db, std::string_view table, std::uint64_t size,
                                            const tlog::hash& root) {
-  statement s(db, "SELECT line FROM fairdeck_cosignatures WHERE table_id = ?1 AND size = ?2 AND root = ?3 ORDER BY witness");
+  statement s(db,
+              "SELECT line FROM fairdeck_cosignatures WHERE table_id = ?1 AND size = ?2 AND root = ?3 ORDER BY witness");
   s.bind(1, table).bind(2, as_db(size)).bind(3, tlog::to_hex(root));
   std::vector<std::string> out;
   while (s.step()) out.push_back(s.text(0));

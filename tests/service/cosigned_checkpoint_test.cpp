@@ -97,9 +97,11 @@ TEST_F(cosigned_api, TheCosignedCheckpointOutlivesNewerOnesAndLinksALaterReceipt
   EXPECT_TRUE(opened.unverified.empty());
 
   // The player: a receipt of a later deal, the cosigned checkpoint, the proof between them.
-  const std::uint64_t from = size_of(witnessed), to = size_of(nlohmann::json::parse(later)["receipt"]["checkpoint"].get<std::string>());
+  const std::uint64_t from = size_of(witnessed),
+                      to = size_of(nlohmann::json::parse(later)["receipt"]["checkpoint"].get<std::string>());
   ASSERT_GT(to, from);
-  const auto proof = call("GET", fmt::format("/v1/tables/demo/proof/consistency?from={}&to={}&encoding=base64", from, to));
+  const auto proof = call("GET",
+                          fmt::format("/v1/tables/demo/proof/consistency?from={}&to={}&encoding=base64", from, to));
   ASSERT_EQ(proof.status, 200u);
   const std::vector<named_text> cps{{"cosigned", served.body}}, receipts{{"later", later}}, proofs{{"p", proof.body}};
   const auto v = verify_without_log(log_key(), cps, receipts, proofs);

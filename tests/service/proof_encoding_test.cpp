@@ -121,12 +121,12 @@ TEST_F(proof_api, EveryEncodingOfEveryProofDecodesToTheSameVerifiedHashes) {
 TEST_F(proof_api, AcceptNegotiatesOnlyWhatItMustAndABadEncodingIsA400) {
   table("demo", 5);
   const std::string q = "/v1/tables/demo/proof/inclusion?seq=1&size=5";
-  for (const char* json_accept : {"", "*/*", "application/json", "application/json, application/octet-stream",
-                                  "application/octet-stream;q=0", "application/octet-stream; q=0.000, */*",
-                                  "text/html,application/xhtml+xml,*/*;q=0.8"})
+  for (const char* json_accept :
+       {"", "*/*", "application/json", "application/json, application/octet-stream", "application/octet-stream;q=0",
+        "application/octet-stream; q=0.000, */*", "text/html,application/xhtml+xml,*/*;q=0.8"})
     EXPECT_EQ(get(q, json_accept).content_type, "application/json") << json_accept;
-  for (const char* raw_accept : {"application/octet-stream", "Application/Octet-Stream", "text/plain, application/octet-stream;q=0.5",
-                                 "application/octet-stream;q=0.01"})
+  for (const char* raw_accept : {"application/octet-stream", "Application/Octet-Stream",
+                                 "text/plain, application/octet-stream;q=0.5", "application/octet-stream;q=0.01"})
     EXPECT_EQ(get(q, raw_accept).content_type, "application/octet-stream") << raw_accept;
   // The query wins over Accept.
   EXPECT_EQ(get(q + "&encoding=hex", "application/octet-stream").content_type, "application/json");
@@ -152,9 +152,9 @@ TEST(ProofSizes, TheRawFormIsUnderOneKilobyteAtAMillionRecords) {
   EXPECT_EQ(tlog::inclusion_proof(incl_seq, n, any).size(), incl);
   EXPECT_EQ(tlog::consistency_proof(cons_from, n, any).size(), cons);
   const auto sweep = [&](const auto& each) {
-    for (std::uint64_t i = 1; i < 4096; ++i) each(i);                 // the small ones
-    for (std::uint64_t i = 4096; i < n - 4096; i += 331) each(i);      // across the tree
-    for (std::uint64_t i = n - 4096; i < n; ++i) each(i);             // the right edge
+    for (std::uint64_t i = 1; i < 4096; ++i) each(i);              // the small ones
+    for (std::uint64_t i = 4096; i < n - 4096; i += 331) each(i);  // across the tree
+    for (std::uint64_t i = n - 4096; i < n; ++i) each(i);          // the right edge
   };
   sweep([&](std::uint64_t i) {
     ASSERT_LE(tlog::inclusion_proof(i, n, any).size(), incl) << i;
@@ -167,16 +167,19 @@ TEST(ProofSizes, TheRawFormIsUnderOneKilobyteAtAMillionRecords) {
   const auto worst = [&](std::string_view a, std::string_view b, std::size_t k, std::uint64_t at, std::size_t chars) {
     return std::max(json_size(a, at, b, n, k, chars), json_size(a, n - 1, b, n, k, chars));
   };
-  const std::size_t hex_incl = worst("seq", "tree_size", incl, incl_seq, 64), hex_cons = worst("from", "to", cons, cons_from, 64);
-  const std::size_t b64_incl = worst("seq", "tree_size", incl, incl_seq, 44), b64_cons = worst("from", "to", cons, cons_from, 44);
+  const std::size_t hex_incl = worst("seq", "tree_size", incl, incl_seq, 64),
+                    hex_cons = worst("from", "to", cons, cons_from, 64);
+  const std::size_t b64_incl = worst("seq", "tree_size", incl, incl_seq, 44),
+                    b64_cons = worst("from", "to", cons, cons_from, 44);
   EXPECT_GT(hex_incl, 1024u);  // why the compact forms exist
   EXPECT_LT(b64_incl, 1000u);
   EXPECT_LT(b64_cons, 1100u);
   RecordProperty("raw_inclusion_bytes", static_cast<int>(32 * incl));
   RecordProperty("raw_consistency_bytes", static_cast<int>(32 * cons));
-  std::printf("at n = 10^6: inclusion %zu hashes (hex %zu B, base64 %zu B, raw %zu B); consistency %zu hashes "
-              "(hex %zu B, base64 %zu B, raw %zu B)\n",
-              incl, hex_incl, b64_incl, 32 * incl, cons, hex_cons, b64_cons, 32 * cons);
+  std::printf(
+      "at n = 10^6: inclusion %zu hashes (hex %zu B, base64 %zu B, raw %zu B); consistency %zu hashes "
+      "(hex %zu B, base64 %zu B, raw %zu B)\n",
+      incl, hex_incl, b64_incl, 32 * incl, cons, hex_cons, b64_cons, 32 * cons);
 }
 
 TEST(ProofEncodings, HashesAndProofsRoundTripAndRejectMalformedText) {
@@ -185,8 +188,9 @@ TEST(ProofEncodings, HashesAndProofsRoundTripAndRejectMalformedText) {
   EXPECT_EQ(tlog::to_base64(h).size(), 44u);
   EXPECT_EQ(tlog::hash_from_text(tlog::to_base64(h)), h);
   EXPECT_EQ(tlog::hash_from_text(tlog::to_hex(h)), h);
-  for (const std::string& bad : {std::string(), std::string(43, 'A'), std::string(45, 'A'), tlog::to_base64(h).substr(0, 42) + "==",
-                                std::string(44, '!'), tlog::to_hex(h).substr(1) + "g", std::string("AAAA")})
+  for (const std::string& bad : {std::string(), std::string(43, 'A'), std::string(45, 'A'),
+                                 tlog::to_base64(h).substr(0, 42) + "==", std::string(44, '!'),
+                                 tlog::to_hex(h).substr(1) + "g", std::string("AAAA")})
     EXPECT_FALSE(tlog::hash_from_text(bad).has_value()) << bad;
   // 44 base64 characters that are not 32 bytes (33 with no padding is 44 chars too).
   EXPECT_FALSE(tlog::hash_from_text(tlog::base64(std::vector<std::uint8_t>(33, 1))).has_value());
@@ -198,7 +202,8 @@ TEST(ProofEncodings, HashesAndProofsRoundTripAndRejectMalformedText) {
   // A JSON proof with a hash that is neither form, or a number that is not one: refused.
   EXPECT_THROW((void)proof_from_json(nlohmann::json{{"from", 1}, {"to", 2}, {"hashes", {"zz"}}}, "from", "to"),
                std::invalid_argument);
-  EXPECT_THROW((void)proof_from_json(nlohmann::json{{"from", -1}, {"to", 2}, {"hashes", nlohmann::json::array()}}, "from", "to"),
+  EXPECT_THROW((void)proof_from_json(nlohmann::json{{"from", -1}, {"to", 2}, {"hashes", nlohmann::json::array()}},
+                                     "from", "to"),
                std::invalid_argument);
   EXPECT_THROW((void)proof_from_json(nlohmann::json{{"from", 1}, {"to", 2}}, "from", "to"), std::invalid_argument);
 }

@@ -41,15 +41,15 @@ struct planned_data {
 };
 
 struct power_row {
-  std::string family;   // "raw", "decks", "hands"
-  std::string test;     // the test whose power is stated
+  std::string family;  // "raw", "decks", "hands"
+  std::string test;    // the test whose power is stated
   effect_measure measure;
-  std::string effect;   // what the effect measures, in words
-  double detectable = 0;          // smallest effect detected with the data given (inf: none)
-  std::uint64_t data = 0;         // the data given, in `unit`
-  std::string unit;               // "bytes", "decks", "hands"
-  std::optional<double> target{};           // a --effect of this measure
-  std::optional<std::uint64_t> needed{};    // data the target needs, in `unit`
+  std::string effect;                     // what the effect measures, in words
+  double detectable = 0;                  // smallest effect detected with the data given (inf: none)
+  std::uint64_t data = 0;                 // the data given, in `unit`
+  std::string unit;                       // "bytes", "decks", "hands"
+  std::optional<double> target{};         // a --effect of this measure
+  std::optional<std::uint64_t> needed{};  // data the target needs, in `unit`
 };
 
 struct power_plan {

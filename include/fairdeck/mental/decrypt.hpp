@@ -23,7 +23,8 @@ struct partial_decryption {
   sigma_proof proof;
 };
 
-[[nodiscard]] partial_decryption partial_decrypt(const key_pair& k, const point& b, std::span<const std::uint8_t> context);
+[[nodiscard]] partial_decryption partial_decrypt(const key_pair& k, const point& b,
+                                                 std::span<const std::uint8_t> context);
 [[nodiscard]] bool verify_partial(const point& pub, const point& b, const partial_decryption& d,
                                   std::span<const std::uint8_t> context) noexcept;
 

@@ -36,10 +36,10 @@ struct scalar {
   scalar(const scalar&) = default;
   scalar& operator=(const scalar&) = default;
   ~scalar();
-  [[nodiscard]] static scalar random();                                  // uniform, non-zero
+  [[nodiscard]] static scalar random();  // uniform, non-zero
   [[nodiscard]] static scalar reduce(std::span<const std::uint8_t, 64> wide);
   [[nodiscard]] static scalar one();
-  [[nodiscard]] bool is_zero() const noexcept;                          // constant time
+  [[nodiscard]] bool is_zero() const noexcept;  // constant time
 };
 
 [[nodiscard]] scalar operator+(const scalar& x, const scalar& y);

@@ -56,7 +56,8 @@ struct shuffle_result {
 // honest prover has; the proof is computed whatever out holds (tests use it to play a
 // cheating shuffler). Returns false only if libsodium refused every one of a few attempts.
 [[nodiscard]] bool prove_shuffle(const deck& in, const deck& out, const point& y, std::span<const std::uint32_t> perm,
-                                 std::span<const scalar> rho, std::span<const std::uint8_t> context, shuffle_proof& proof);
+                                 std::span<const scalar> rho, std::span<const std::uint8_t> context,
+                                 shuffle_proof& proof);
 
 // Never throws on any input (sizes that do not match: false).
 [[nodiscard]] bool verify_shuffle(const deck& in, const deck& out, const point& y, const shuffle_proof& proof,

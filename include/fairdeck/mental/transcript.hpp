@@ -67,7 +67,7 @@ struct shuffle_step {
 };
 
 struct reveal_step {
-  std::uint32_t player = 0;  // 1-based, who decrypts
+  std::uint32_t player = 0;   // 1-based, who decrypts
   std::uint32_t to = to_all;  // 1-based recipient, or to_all
   std::vector<std::uint32_t> positions;
   std::vector<partial_decryption> shares;  // one per position
