@@ -118,45 +118,24 @@ shelf_distance shelf_mixing(std::uint64_t n, std::uint64_t shelves, std::uint64_
 
 // ---------------------------------------------------------------------------------------------
 
-shelf_guesser::shelf_guesser(std::size_t n) : n_(n), unseen_((n + 63) / 64) {
+shelf_guesser::shelf_guesser(std::size_t n) : n_(n), unseen_(n) {
   if (n < 1) throw std::invalid_argument("shelf guesser: the deck needs at least 1 card");
-}
-
-std::size_t shelf_guesser::below(std::size_t c) const noexcept {
-  std::size_t w = c / 64;
-  std::uint64_t bits = unseen_[w] & ((std::uint64_t{1} << (c % 64)) - 1);
-  for (;;) {
-    if (bits) return 64 * w + 63 - static_cast<std::size_t>(std::countl_zero(bits));
-    if (w == 0) return n_;
-    bits = unseen_[--w];
-  }
-}
-
-std::size_t shelf_guesser::above(std::size_t c) const noexcept {
-  std::size_t w = c / 64;
-  std::uint64_t bits = c % 64 == 63 ? 0 : unseen_[w] & (~std::uint64_t{0} << (c % 64 + 1));
-  for (;;) {
-    if (bits) return 64 * w + static_cast<std::size_t>(std::countr_zero(bits));
-    if (++w == unseen_.size()) return n_;
-    bits = unseen_[w];
-  }
 }
 
 std::size_t shelf_guesser::play(std::span<const std::uint32_t> labels) {
   if (labels.size() != n_) throw std::invalid_argument("shelf guesser: deck of the wrong size");
-  for (std::size_t w = 0; w < unseen_.size(); ++w)
-    unseen_[w] = n_ - 64 * w >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (n_ - 64 * w)) - 1;
+  unseen_.fill();
   std::size_t hits = 0;
   std::size_t guess = high_tops_ >= 0 ? n_ - 1 : 0;
   std::size_t previous = n_;
   for (const std::uint32_t label : labels) {
     const std::size_t c = label;
     hits += guess == c;
-    unseen_[c / 64] &= ~(std::uint64_t{1} << (c % 64));
+    unseen_.erase(c);
     // Going down after a fall, or after a top card in the upper half; up otherwise.
     const bool down = previous == n_ ? 2 * c >= n_ : c < previous;
-    guess = down ? below(c) : above(c);
-    if (guess == n_) guess = down ? above(c) : below(c);
+    guess = down ? unseen_.below(c) : unseen_.above(c);
+    if (guess == n_) guess = down ? unseen_.above(c) : unseen_.below(c);
     previous = c;
   }
   if (!labels.empty()) high_tops_ += 2 * std::size_t{labels[0]} >= n_ ? 1 : -1;

@@ -35,34 +35,12 @@ shoe_guesser::shoe_guesser(std::size_t faces, unsigned copies)
     : faces_(faces),
       n_(faces * copies),
       copies_(copies),
-      unseen_((faces * copies + 63) / 64),
+      unseen_(faces * copies),
       positions_(faces * copies),
       fill_(faces),
       remaining_(faces),
       face_at_(faces * copies) {
   if (faces < 1 || copies < 1) throw std::invalid_argument("shoe guesser: the shoe needs at least 1 card");
-}
-
-std::size_t shoe_guesser::below(std::size_t c) const noexcept {
-  if (c == 0) return n_;
-  std::size_t w = (c - 1) / 64;
-  const std::size_t b = (c - 1) % 64;
-  std::uint64_t bits = unseen_[w] & (b == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << b) - 1);
-  for (;;) {
-    if (bits) return 64 * w + 63 - static_cast<std::size_t>(std::countl_zero(bits));
-    if (w == 0) return n_;
-    bits = unseen_[--w];
-  }
-}
-
-std::size_t shoe_guesser::above(std::size_t c) const noexcept {
-  std::size_t w = c / 64;
-  std::uint64_t bits = c % 64 == 63 ? 0 : unseen_[w] & (~std::uint64_t{0} << (c % 64 + 1));
-  for (;;) {
-    if (bits) return 64 * w + static_cast<std::size_t>(std::countr_zero(bits));
-    if (++w == unseen_.size()) return n_;
-    bits = unseen_[w];
-  }
 }
 
 guess_play shoe_guesser::play(std::span<const card_t> order, std::span<const card_t> before) {
@@ -77,8 +55,7 @@ guess_play shoe_guesser::play(std::span<const card_t> order, std::span<const car
     face_at_[i] = f;
     positions_[f * copies_ + fill_[f]++] = static_cast<std::uint32_t>(i);
   }
-  for (std::size_t w = 0; w < unseen_.size(); ++w)
-    unseen_[w] = n_ - 64 * w >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (n_ - 64 * w)) - 1;
+  unseen_.fill();
   std::fill(remaining_.begin(), remaining_.end(), copies_);
   guess_play g;
   std::array<double, guess_odds_grid.size()> log_c{};
@@ -104,13 +81,13 @@ guess_play shoe_guesser::play(std::span<const card_t> order, std::span<const car
     if (previous == n_) {  // the top card: the highest copy for a V machine, the lowest for its mirror
       for (unsigned k = 0; k < copies_; ++k) {
         const std::size_t x = pos[k];
-        if (!(unseen_[x / 64] >> (x % 64) & 1U)) continue;
+        if (!unseen_.contains(x)) continue;
         if (c == n_ || high) c = x;  // ascending: the last unseen is the highest
       }
     } else {
       for (unsigned k = 0; k < copies_; ++k) {
         const std::size_t x = pos[k];
-        if (!(unseen_[x / 64] >> (x % 64) & 1U)) continue;
+        if (!unseen_.contains(x)) continue;
         if (down ? x < previous : x > previous) {
           if (c == n_ || (down ? x > c : x < c)) c = x;
         } else if (other == n_ || (down ? x < other : x > other)) {
@@ -119,14 +96,14 @@ guess_play shoe_guesser::play(std::span<const card_t> order, std::span<const car
       }
       if (c == n_) c = other;
     }
-    unseen_[c / 64] &= ~(std::uint64_t{1} << (c % 64));
+    unseen_.erase(c);
     --remaining_[f];
     --left;
     down = previous == n_ ? 2 * c >= n_ : c < previous;
     previous = c;
     if (left == 0) break;
-    guess = down ? below(c) : above(c);
-    if (guess == n_) guess = down ? above(c) : below(c);
+    guess = down ? unseen_.below(c) : unseen_.above(c);
+    if (guess == n_) guess = down ? unseen_.above(c) : unseen_.below(c);
   }
   if (!order.empty()) {
     // The top card's face lies in the upper or lower half of the before order (the mean of its

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "fairdeck/shuffle/physical.hpp"
+#include "fairdeck/util/position_set.hpp"
 #include "fairdeck/util/run_control.hpp"
 
 namespace fairdeck {
@@ -159,10 +160,8 @@ class shelf_guesser {
   [[nodiscard]] std::size_t size() const noexcept { return n_; }
 
  private:
-  [[nodiscard]] std::size_t below(std::size_t c) const noexcept;  // largest unseen < c, or n_
-  [[nodiscard]] std::size_t above(std::size_t c) const noexcept;  // smallest unseen > c, or n_
   std::size_t n_;
-  std::vector<std::uint64_t> unseen_;
+  position_set unseen_;
   std::int64_t high_tops_ = 0;  // decks so far whose top card was in the upper half, minus lower
 };
 

@@ -58,6 +58,7 @@
 #include "fairdeck/random/xoshiro256pp.hpp"
 #include "fairdeck/shuffle/shelf.hpp"
 #include "fairdeck/stats/tests.hpp"
+#include "fairdeck/util/position_set.hpp"
 
 namespace fairdeck::stats {
 
@@ -113,11 +114,9 @@ class shoe_guesser {
   guess_play play(std::span<const card_t> order, std::span<const card_t> before = {});
 
  private:
-  [[nodiscard]] std::size_t below(std::size_t c) const noexcept;  // largest unseen < c, or n_
-  [[nodiscard]] std::size_t above(std::size_t c) const noexcept;  // smallest unseen > c, or n_
   std::size_t faces_, n_;
   unsigned copies_;
-  std::vector<std::uint64_t> unseen_;
+  position_set unseen_;
   std::vector<std::uint32_t> positions_;  // face f's before positions at [f * copies, (f+1) * copies), ascending
   std::vector<std::uint32_t> fill_, remaining_;
   std::vector<card_t> face_at_;           // before position -> face
