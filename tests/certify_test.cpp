@@ -106,7 +106,7 @@ TEST(CertifyDecision, HolmStepsDownAndInvalidBlocksPass) {
 
   std::vector<fc::test_result> u(2);
   u[0].p_value = 0.5;
-  u[1] = fc::invalid(u[1], "too little data");
+  u[1] = fc::invalid(std::move(u[1]), "too little data");
   EXPECT_EQ(fc::decide(u).verdict, fc::outcome::invalid);
   EXPECT_THROW((void)fc::decide(u, 1.5), std::invalid_argument);
 }

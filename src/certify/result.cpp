@@ -91,11 +91,12 @@ std::string_view outcome_name(outcome o) noexcept {
   return "invalid";
 }
 
-test_result invalid(test_result r, std::string why) {
-  r.p_value.reset();
-  r.result = outcome::invalid;
-  r.note = std::move(why);
-  return r;
+test_result invalid(test_result&& r, std::string why) {
+  test_result out = std::move(r);
+  out.p_value.reset();
+  out.result = outcome::invalid;
+  out.note = std::move(why);
+  return out;
 }
 
 double two_sided_normal(double z) noexcept { return std::erfc(std::abs(z) / std::sqrt(2.0)); }

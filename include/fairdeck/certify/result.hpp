@@ -60,8 +60,11 @@ struct test_result {
   [[nodiscard]] bool valid() const noexcept { return p_value.has_value(); }
 };
 
-// An invalid result with its reason.
-[[nodiscard]] test_result invalid(test_result r, std::string why);
+// An invalid result with its reason. `r` is taken by rvalue reference, not by value, so the
+// reason may be built from r's own fields in the same call (`invalid(std::move(r), needs(...,
+// r.unit))`): with a by-value parameter, a compiler that evaluates arguments left to right
+// (clang) moved r's strings away before the reason read them.
+[[nodiscard]] test_result invalid(test_result&& r, std::string why);
 
 struct decision {
   double alpha = 0.01;
