@@ -351,6 +351,8 @@ double fixed_assignment_cost(unsigned need, std::size_t players) {
   return per_player[std::min(need, 5u)] * static_cast<double>(players) + 2'000;
 }
 
+constexpr std::uint64_t max_assignment_major = 100'000;
+
 double board_major_cost(const equity_input& in, double assignments, double combos, double symmetry) {
   std::size_t rem = cards_per_deck - in.board.size() - in.dead.size();
   for (const auto& r : in.ranges) rem -= r.size() == 1 ? 2 : 0;  // fixed hands never reach the board
@@ -372,7 +374,7 @@ double exact_equity_cost(const equity_input& in) {
   for (const auto& r : in.ranges) assignments *= static_cast<double>(r.size()), combos += static_cast<double>(r.size());
   const double symmetry = static_cast<double>(input_symmetries(in).size() + 1);
   const double board_major = board_major_cost(in, assignments, combos, symmetry);
-  if (!is_unweighted(in)) return board_major;
+  if (!is_unweighted(in) || assignments > static_cast<double>(max_assignment_major)) return board_major;
   const unsigned need = 5 - static_cast<unsigned>(in.board.size());
   // Assignments up to symmetry: at least assignments / |G| orbits.
   return std::min(board_major, assignments / symmetry * fixed_assignment_cost(need, in.ranges.size()));
@@ -384,7 +386,10 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
   const std::uint64_t total = pl.assignments * choose(rem_size, pl.need);
   if (pl.assignments == 1 && !pl.weighted) return internal::fixed_hands_equity(in, total, threads, rc);
   const std::vector<internal::suit_perm> group = input_symmetries(in);
-  if (!pl.weighted && method != exact_method::board_major) {
+  // The orbit list holds one entry per representative: the automatic choice considers it
+  // only for at most max_assignment_major assignments (a few MB), where it can pay.
+  if (!pl.weighted && method != exact_method::board_major &&
+      (method == exact_method::assignment_major || pl.assignments <= max_assignment_major)) {
     std::vector<internal::fixed_assignment> reps = detail::assignment_orbits(pl, group);
     double combos = 0;
     for (const auto& r : in.ranges) combos += static_cast<double>(r.size());
