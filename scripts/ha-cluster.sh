@@ -178,6 +178,13 @@ EOF
       ctl config set --pgdata "$d" timeout.prepare_promotion_walreceiver 1 >/dev/null
       ctl config set --pgdata "$d" timeout.prepare_promotion_catchup 10 >/dev/null
       ctl config set --pgdata "$d" timeout.network_partition_timeout 3 >/dev/null
+      # wal_level = logical (pg_auto_failover sets 'replica'), so a regulator's copy can subscribe
+      # (docs/regulator-copy.md) without restarting the cluster. postgresql.auto.conf is read last
+      # and is copied by the standbys' pg_basebackup; the keeper (re)starts the postmaster with it.
+      if ((n == 1)); then
+        echo "wal_level = 'logical'" | as_db tee -a "$d/postgresql.auto.conf" >/dev/null
+        if [[ -f $d/postmaster.pid ]]; then as_db "$pgbin/pg_ctl" -D "$d" -m fast -w stop >>"$d.log" 2>&1 || true; fi
+      fi
     fi
     start_keeper "$d"
     if ((n == 1 && created)); then

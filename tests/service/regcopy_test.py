@@ -441,33 +441,9 @@ def node_sql(port, q, db="postgres"):
 
 
 def enable_logical(cluster):
-    """wal_level = logical on every node (pg_auto_failover configures 'replica'): ALTER SYSTEM on
-    each, then each postmaster is stopped and its keeper starts it again with the new setting
-    (the standby first; stopping the primary makes the monitor fail over to the standby, and the
-    old primary rejoins as its standby)."""
+    """ha-cluster.sh creates its nodes with wal_level = logical (the first node's
+    postgresql.auto.conf, copied by the standby's base backup): every node runs it."""
     st = cluster.status()
-    nodes = [st["primary"]] + st["standbys"]
-    for n in nodes:
-        check(node_sql(n["port"], "ALTER SYSTEM SET wal_level = logical") is not None, f"ALTER SYSTEM on {n['name']}")
-    as_pg = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
-    deadline = time.monotonic() + 90
-    for n in st["standbys"] + [st["primary"]]:
-        data = os.path.join(cluster.env["FAIRDECK_HA_DIR"], n["name"])
-        subprocess.run(as_pg + [f"{PGBIN}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"], capture_output=True, timeout=60)
-        while node_sql(n["port"], "SHOW wal_level") != "logical":
-            check(time.monotonic() < deadline, f"{n['name']} did not come back with wal_level = logical")
-            time.sleep(0.3)
-    # Settled: one primary (state primary, i.e. with its synchronous standby), the other
-    # secondary, for 8 s running (the monitor decides on a failover within ~2 s of a lost
-    # primary and the standby is promoted ~5 s later).
-    stable_since = None
-    while stable_since is None or time.monotonic() - stable_since < 8:
-        st = cluster.status()
-        ok = st["primary"] and st["primary"]["state"] == "primary" and all(s["state"] == "secondary" for s in st["standbys"])
-        stable_since = (stable_since or time.monotonic()) if ok else None
-        check(time.monotonic() < deadline + 30, f"the cluster did not settle after the restarts: {st}")
-        time.sleep(0.5)
-    cluster.up()
     for n in [st["primary"]] + st["standbys"]:
         check(node_sql(n["port"], "SHOW wal_level") == "logical", f"wal_level on {n['name']}")
 

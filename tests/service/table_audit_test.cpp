@@ -89,8 +89,17 @@ TEST_F(audit_fixture, LogVerifierInPiecesEqualsVerifyLog) {
     EXPECT_EQ(r.deals_verified, whole.deals_verified);
     EXPECT_EQ(r.deals_unrevealed, whole.deals_unrevealed);
   }
-  // a deal whose cards were swapped (and rehashed) fails at the rotation that reveals it, as a whole check does
-  std::swap(records[3].cards[0], records[3].cards[3]);
+  // a deal whose first two cards were swapped (and rehashed) fails at the rotation that reveals it, as a whole
+  // check does (whole cards are swapped: swapping characters is no change when the two cards share a rank)
+  {
+    auto& c = records[3].cards;
+    const auto sp1 = c.find(' ');
+    const auto sp2 = c.find(' ', sp1 + 1);
+    ASSERT_NE(sp2, std::string::npos);
+    const auto first = c.substr(0, sp1), second = c.substr(sp1 + 1, sp2 - sp1 - 1);
+    ASSERT_NE(first, second);
+    c = second + " " + first + c.substr(sp2);
+  }
   for (std::size_t i = 3; i < records.size(); ++i) seal(records[i], records[i - 1].hash);
   const auto bad = verify_log(records);
   ASSERT_FALSE(bad.ok);
