@@ -48,13 +48,9 @@ if [[ -z $base ]]; then base=$(cat "$dir/base_port" 2>/dev/null || echo 55430); 
 [[ $base =~ ^[0-9]+$ && $base -ge 1024 && $base -le 65000 ]] || { echo "ha-cluster: --port must be 1024..65000" >&2; exit 2; }
 monitor_port=$base
 
-if [[ $(id -u) == 0 ]]; then
-  dbuser=postgres
-  as_db() { runuser -u postgres -- "$@"; }
-else
-  dbuser=$(id -un)
-  as_db() { "$@"; }
-fi
+wait_hint="logs: $dir/*.log"
+# shellcheck source=scripts/pg-common.sh
+source "$(dirname "$0")/pg-common.sh"
 # pg_autoctl keeps its configuration and state under the XDG directories: all of them here.
 ctl() {
   as_db env XDG_CONFIG_HOME="$dir/xdg/config" XDG_DATA_HOME="$dir/xdg/data" XDG_RUNTIME_DIR="$dir/xdg/run" \
@@ -65,25 +61,9 @@ psql_at() {  # port, sql → one value (empty when the server does not answer)
 }
 node_dirs() { for ((i = 1; i <= standbys + 1; i++)); do echo "$dir/node$i"; done; }
 node_port() { echo $((base + ${1#"$dir/node"})); }
-postmaster_pid() {  # the live postmaster of a data directory, or nothing
-  local f=$1/postmaster.pid pid
-  [[ -r $f ]] || return 0
-  pid=$(head -n1 "$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && echo "$pid" || true
-}
+postmaster_pid() { live_pid "$1/postmaster.pid"; }  # the live postmaster of a data directory, or nothing
 keeper_pid() {  # the live `pg_autoctl run` of a data directory, or nothing
-  local f pid
-  f=$(find "$dir/xdg/run" -name pg_autoctl.pid -path "*${1}*" 2>/dev/null | head -n1)
-  [[ -n $f && -r $f ]] || return 0
-  pid=$(head -n1 "$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && echo "$pid" || true
-}
-wait_for() {  # description, command...: polls until the command succeeds or the deadline passes
-  local what=$1; shift
-  until "$@"; do
-    ((SECONDS < deadline)) || die "timed out after ${timeout_s}s waiting for $what (logs: $dir/*.log)"
-    sleep 0.5
-  done
+  live_pid "$(find "$dir/xdg/run" -name pg_autoctl.pid -path "*${1}*" 2>/dev/null | head -n1)"
 }
 start_keeper() {  # pgdata: `pg_autoctl run` in the background, in its own session
   [[ -n $(keeper_pid "$1") ]] && return 0

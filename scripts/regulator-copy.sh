@@ -72,13 +72,9 @@ if [[ -z $port ]]; then port=$(cat "$dir/port" 2>/dev/null || echo 55440); fi
 [[ $port =~ ^[0-9]+$ && $port -ge 1024 && $port -le 65535 ]] || usage_error "--port must be 1024..65535"
 if [[ -z $publisher && -r $dir/publisher ]]; then publisher=$(cat "$dir/publisher"); fi
 
-if [[ $(id -u) == 0 ]]; then
-  dbuser=postgres
-  as_db() { runuser -u postgres -- "$@"; }
-else
-  dbuser=$(id -un)
-  as_db() { "$@"; }
-fi
+wait_hint="copy's log: $dir/copy.log"
+# shellcheck source=scripts/pg-common.sh
+source "$(dirname "$0")/pg-common.sh"
 copy_uri="postgresql://$dbuser@127.0.0.1:$port/$dbname?connect_timeout=5"
 # psql on the copy (as its superuser, the server's user) or on the publisher; stops at the first error.
 # The copy's own sessions (its superuser: the subscription and the schema) are read-write; the
@@ -86,19 +82,7 @@ copy_uri="postgresql://$dbuser@127.0.0.1:$port/$dbname?connect_timeout=5"
 copy_sql() { as_db env PGOPTIONS="-c default_transaction_read_only=off -c client_min_messages=warning" "$pgbin/psql" -X -qAt -v ON_ERROR_STOP=1 "$copy_uri" "$@"; }
 server_sql() { as_db "$pgbin/psql" -X -qAt -v ON_ERROR_STOP=1 "postgresql://$dbuser@127.0.0.1:$port/postgres?connect_timeout=5" "$@"; }
 pub_sql() { as_db "$pgbin/psql" -X -qAt -v ON_ERROR_STOP=1 "$publisher" "$@"; }
-postmaster_pid() {
-  local f=$data/postmaster.pid pid
-  [[ -r $f ]] || return 0
-  pid=$(head -n1 "$f")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && echo "$pid" || true
-}
-wait_for() {  # description, command...: polls until the command succeeds or the deadline passes
-  local what=$1; shift
-  until "$@"; do
-    ((SECONDS < deadline)) || die "timed out after ${timeout_s}s waiting for $what (copy's log: $dir/copy.log)"
-    sleep 0.5
-  done
-}
+postmaster_pid() { live_pid "$data/postmaster.pid"; }
 server_answers() { [[ -n $(server_sql -c "SELECT 1" 2>/dev/null) ]]; }
 need_publisher() { [[ -n $publisher ]] || usage_error "--publisher URI is needed (the primary's postgresql:// URI, as fairdeckd's --db)"; }
 

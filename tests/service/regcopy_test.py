@@ -63,8 +63,14 @@ class Copy:
     def up(self):
         self.started = True
         out = self.run("up", "--publisher", self.publisher)
-        check(out.returncode == 0, f"regulator-copy.sh up: {out.stderr[-3000:]}")
+        check(out.returncode == 0, f"regulator-copy.sh up: {out.stderr[-3000:]}{self.log_tail()}")
         return out.stdout.strip().splitlines()[-1]
+
+    def log_tail(self):
+        try:
+            return "\ncopy.log ends:\n" + open(os.path.join(self.dir, "copy.log"), errors="replace").read()[-1500:]
+        except OSError:
+            return ""
 
     def status(self):
         return json.loads(self.run("status", "--json", timeout=30).stdout)
@@ -381,10 +387,16 @@ def failover(tmp):
             time.sleep(0.2)
         load.finish()
         load = None
-        # The subscription cannot follow the new primary: it has no replication slot for it.
-        time.sleep(3)
+        # The subscription cannot follow the new primary: it has no replication slot for it. Its
+        # apply worker retries every 5 s (wal_retrieve_retry_interval), first against the dead
+        # primary (connection refused), then the new one: wait for that answer, bounded.
+        deadline = time.monotonic() + 60
+        while True:
+            log_tail = open(os.path.join(copy.dir, "copy.log"), errors="replace").read()[-4000:]
+            if 'replication slot "fairdeck_regulator" does not exist' in log_tail or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         stuck = checkpoint_size(srv, "east")[0] > copy.tree_size("east")
-        log_tail = open(os.path.join(copy.dir, "copy.log"), errors="replace").read()[-4000:]
         check(stuck and 'replication slot "fairdeck_regulator" does not exist' in log_tail,
               f"expected the subscription to stop at the failover (copy {copy.tree_size('east')}): {log_tail[-1500:]}")
         out = copy.run("resync")
