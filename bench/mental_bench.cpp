@@ -4,6 +4,7 @@
 // --benchmark_repetitions). Counters: group operations per iteration (where the time goes).
 // Goals (issue #32): prove ≤ 60 ms, verify ≤ 30 ms, proof ≤ 8 KB, hand ≤ 1.5 s, one core.
 #include <benchmark/benchmark.h>
+#include <sodium.h>
 
 #include "fairdeck/mental/transcript.hpp"
 
@@ -61,6 +62,52 @@ void BM_MentalPointAdd(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_MentalPointAdd)->Unit(benchmark::kMicrosecond);
+
+// A point decode alone (crypto_core_ristretto255_is_valid_point: the inverse square root an
+// addition pays twice, plus once more to encode its result).
+void BM_MentalPointDecode(benchmark::State& state) {
+  const point p = card_points(1)[0];
+  for (auto _ : state) benchmark::DoNotOptimize(is_valid(p));
+}
+BENCHMARK(BM_MentalPointDecode)->Unit(benchmark::kMicrosecond);
+
+// The other variable-base routes in libsodium, measured for the record (docs/mental-poker.md
+// §8 says why none of them replaces the ristretto255 multiplication): Ed25519 without clamping
+// (checks subgroup membership with a multiplication by ℓ), the Ed25519 addition, and X25519
+// (Montgomery ladder: x-only, clamped — no sign, so its results cannot be added).
+void BM_MentalAltEd25519Mult(benchmark::State& state) {
+  scalar x = scalar::random();
+  unsigned char e[crypto_core_ed25519_BYTES], h[crypto_core_ed25519_UNIFORMBYTES] = {1, 2, 3};
+  crypto_core_ed25519_from_uniform(e, h);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(crypto_scalarmult_ed25519_noclamp(e, x.b.data(), e));
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_MentalAltEd25519Mult)->Unit(benchmark::kMicrosecond);
+
+void BM_MentalAltEd25519Add(benchmark::State& state) {
+  unsigned char e[crypto_core_ed25519_BYTES], f[crypto_core_ed25519_BYTES], h[crypto_core_ed25519_UNIFORMBYTES] = {1};
+  crypto_core_ed25519_from_uniform(e, h);
+  h[0] = 2;
+  crypto_core_ed25519_from_uniform(f, h);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(crypto_core_ed25519_add(e, e, f));
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_MentalAltEd25519Add)->Unit(benchmark::kMicrosecond);
+
+void BM_MentalAltX25519(benchmark::State& state) {
+  scalar x = scalar::random();
+  unsigned char u[crypto_scalarmult_curve25519_BYTES];
+  if (crypto_scalarmult_curve25519_base(u, x.b.data()) != 0) state.SkipWithError("X25519 base failed");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(crypto_scalarmult_curve25519(u, x.b.data(), u));
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_MentalAltX25519)->Unit(benchmark::kMicrosecond);
 
 void BM_MentalShuffleProve52(benchmark::State& state) {
   fixture f;

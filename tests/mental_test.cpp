@@ -237,6 +237,44 @@ TEST(MentalShuffle, ReplayedShuffleFails) {
   EXPECT_FALSE(verify_shuffle(f.in, r.out, f.y, bad, f.ctx));
 }
 
+TEST(MentalShuffle, OneBadEquationAmongManyIsCaught) {
+  // Each of the 2N + 5 responses and each of the 2N commitments alone made wrong — one of the
+  // N + 5 verification equations off, all the others right — is refused: whatever a future
+  // verifier combines, no single equation may be lost in the crowd. A response is moved by
+  // one, a commitment by adding G (it stays a valid point, so only the algebra can catch it).
+  shuffle_fixture f;
+  const auto r = shuffle_and_prove(f.in, f.y, f.ctx);
+  ASSERT_TRUE(verify_shuffle(f.in, r.out, f.y, r.proof, f.ctx));
+  point g;
+  ASSERT_TRUE(mul_base(g, scalar::one()));
+  std::size_t tried = 0;
+  auto refused = [&](const shuffle_proof& bad) {
+    ++tried;
+    return !verify_shuffle(f.in, r.out, f.y, bad, f.ctx);
+  };
+  for (scalar shuffle_proof::*s : {&shuffle_proof::chi, &shuffle_proof::s1, &shuffle_proof::s2, &shuffle_proof::s3,
+                                   &shuffle_proof::s4}) {
+    auto bad = r.proof;
+    bad.*s = bad.*s + scalar::one();
+    EXPECT_TRUE(refused(bad)) << "a changed χ or s1..s4 verifies";
+  }
+  for (std::size_t i = 0; i < 52; ++i) {
+    auto bad = r.proof;
+    bad.shat[i] = bad.shat[i] + scalar::one();
+    EXPECT_TRUE(refused(bad)) << "a changed ŝ_" << i + 1 << " verifies";
+    bad = r.proof;
+    bad.sprime[i] = bad.sprime[i] + scalar::one();
+    EXPECT_TRUE(refused(bad)) << "a changed s'_" << i + 1 << " verifies";
+    bad = r.proof;
+    bad.c[i] = add(bad.c[i], g);
+    EXPECT_TRUE(refused(bad)) << "a changed c_" << i + 1 << " verifies";
+    bad = r.proof;
+    bad.chat[i] = add(bad.chat[i], g);
+    EXPECT_TRUE(refused(bad)) << "a changed ĉ_" << i + 1 << " verifies";
+  }
+  EXPECT_EQ(tried, 4 * 52 + 5u);
+}
+
 TEST(MentalShuffle, IdentityInTheDeckIsRejectedNotACrash) {
   shuffle_fixture f;
   auto r = shuffle_and_prove(f.in, f.y, f.ctx);

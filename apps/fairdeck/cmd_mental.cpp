@@ -3,13 +3,8 @@
 // fairdeck::mental, this file reads files, writes them safely and words the results.
 // Exit codes: 0 done (verify: verified), 1 a failure (verify: NOT verified, naming the step),
 // 2 usage or an unreadable input (verify: unreadable).
-#include <cerrno>
 #include <cstring>
 #include <memory>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +15,7 @@
 #include "fairdeck/util/hex.hpp"
 #include "fairdeck/util/read_input.hpp"
 #include "fairdeck/util/safe_output.hpp"
+#include "fairdeck/util/secret_file.hpp"
 #include "options.hpp"
 
 namespace fairdeck::cli {
@@ -90,20 +86,15 @@ int run_keygen(const mental_options& o) {
     throw usage_error("-o: give a file name for the secret key (never standard output)");
   const auto k = mental::generate_key();
   std::string secret = mental::key_file_text(k);
-  const int fd = ::open(o.out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) {
-    const int err = errno;
+  try {
+    create_secret_file(o.out, secret);  // O_EXCL, 0600, synced (util/secret_file.hpp)
+  } catch (const secret_file_error& e) {
     sodium_memzero(secret.data(), secret.size());
-    throw usage_error(
-        fmt::format("-o: cannot create {} ({}); a key file is never overwritten", o.out, std::strerror(err)));
+    if (e.kind() == secret_file_error::kind_t::io) throw;
+    throw usage_error(fmt::format("-o: cannot create {} ({}); a key file is never overwritten", o.out,
+                                  std::strerror(e.os_error())));
   }
-  const bool ok = ::fchmod(fd, 0600) == 0 &&
-                  ::write(fd, secret.data(), secret.size()) == static_cast<ssize_t>(secret.size()) && ::fsync(fd) == 0;
   sodium_memzero(secret.data(), secret.size());
-  if (::close(fd) != 0 || !ok) {
-    ::unlink(o.out.c_str());
-    throw std::runtime_error(fmt::format("cannot write {}", o.out));
-  }
   fmt::print("{}", mental::to_json(mental::make_public_share(k)));
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "fairdeck/random/chacha20.hpp"  // detail::secure_wipe
 #include "fairdeck/security/provably_fair.hpp"
 #include "fairdeck/util/printable.hpp"
+#include "fairdeck/util/secret_file.hpp"
 
 namespace fairdeck::fair {
 namespace {
@@ -123,51 +124,20 @@ std::vector<card_t> parse_faces(std::string_view text, const deck_spec& spec) {
 // ---- seed file ----
 
 void save_seed_file(const std::filesystem::path& path, const server_seed& seed) {
-  // O_EXCL: fails if anything (even a dangling symlink) is already there, so a published
-  // commitment's seed can never be replaced by accident.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
-  if (fd < 0) {
-    if (errno == EEXIST)
-      throw std::runtime_error(fmt::format("{} already exists: a server seed file is never overwritten", path.string()));
-    fail_io("create", path, errno);
-  }
-  auto abandon = [&](std::string_view action, int err) {
-    ::close(fd);
-    ::unlink(path.c_str());
-    fail_io(action, path, err);
-  };
-  if (::fchmod(fd, S_IRUSR | S_IWUSR) != 0) abandon("set mode 0600 on", errno);  // whatever the umask
+  // util/secret_file: O_EXCL (even a dangling symlink at the path refuses), 0600, synced with
+  // its directory; so a published commitment's seed can never be replaced by accident, and a
+  // crash right after 'fair commit' cannot lose it.
   std::string text = seed.hex();
   text += '\n';  // fits the capacity hex() reserved: no reallocation leaves an unwiped copy
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : EIO;
-      detail::secure_wipe(text.data(), text.size());
-      abandon("write", err);
-    }
-    done += static_cast<std::size_t>(n);
+  try {
+    create_secret_file(path, text);
+  } catch (const secret_file_error& e) {
+    detail::secure_wipe(text.data(), text.size());
+    if (e.kind() == secret_file_error::kind_t::exists)
+      throw std::runtime_error(fmt::format("{} already exists: a server seed file is never overwritten", path.string()));
+    throw;
   }
   detail::secure_wipe(text.data(), text.size());
-  if (::fsync(fd) != 0) abandon("sync", errno);
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(path.c_str());
-    fail_io("close", path, err);
-  }
-  // The new directory entry is durable only once the directory itself is synced: without
-  // this a crash right after 'fair commit' can lose the seed of a published commitment.
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0 || ::fsync(dfd) != 0) {
-    const int err = errno;
-    if (dfd >= 0) ::close(dfd);
-    ::unlink(path.c_str());
-    fail_io("sync the directory of", path, err);
-  }
-  ::close(dfd);
 }
 
 server_seed create_seed_file(const std::filesystem::path& path) {
