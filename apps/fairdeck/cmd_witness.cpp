@@ -33,6 +33,7 @@
 #include "fairdeck/service/transparency.hpp"
 #include "fairdeck/util/read_input.hpp"
 #include "fairdeck/util/safe_output.hpp"
+#include "fairdeck/util/secret_file.hpp"
 #include "log_key.hpp"
 #include "options.hpp"
 
@@ -256,18 +257,15 @@ int run_generate(const witness_options& o) {
     throw usage_error("--generate-key: a key name is non-empty, without spaces, control characters or '+'");
   const auto signer = tlog::note_signer::generate(o.generate_key, tlog::key_type::cosignature_v1);
   std::string secret = signer.secret_text() + "\n";
-  const int fd = ::open(o.witness_key.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) {
+  try {
+    create_secret_file(o.witness_key, secret);  // O_EXCL | O_NOFOLLOW, 0600, fsync'd file and folder
+  } catch (const secret_file_error& e) {
     sodium_memzero(secret.data(), secret.size());
+    if (e.kind() == secret_file_error::kind_t::io) throw std::runtime_error(fmt::format("cannot write {}", o.witness_key));
     throw usage_error(fmt::format("--witness-key: cannot create {} ({}); it is never overwritten", o.witness_key,
-                                  std::strerror(errno)));
+                                  std::strerror(e.os_error())));
   }
-  const bool ok = ::write(fd, secret.data(), secret.size()) == static_cast<ssize_t>(secret.size()) && ::fsync(fd) == 0;
   sodium_memzero(secret.data(), secret.size());
-  if (::close(fd) != 0 || !ok) {
-    ::unlink(o.witness_key.c_str());
-    throw std::runtime_error(fmt::format("cannot write {}", o.witness_key));
-  }
   fmt::print("{}\n", signer.verifier().text());
   return 0;
 }

@@ -16,6 +16,7 @@
 
 #include "fairdeck/random/chacha20.hpp"  // detail::prepare_sodium
 #include "fairdeck/util/hex.hpp"
+#include "fairdeck/util/secret_file.hpp"
 
 namespace fairdeck::certify {
 namespace {
@@ -75,27 +76,6 @@ std::string read_secret_key_hex(const std::string& path) {
   return hex;
 }
 
-void write_new_file(const std::string& path, std::string_view text, mode_t mode) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot create '{}': {}", path, std::strerror(errno)));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(path.c_str());
-      throw std::runtime_error(fmt::format("error writing '{}': {}", path, std::strerror(err)));
-    }
-    done += static_cast<std::size_t>(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(path.c_str());
-    throw std::runtime_error(fmt::format("error writing '{}'", path));
-  }
-}
-
 }  // namespace
 
 key_pair_files generate_key_files(const std::string& prefix) {
@@ -106,13 +86,13 @@ key_pair_files generate_key_files(const std::string& prefix) {
   std::string secret = std::string(secret_tag) + to_hex(sk, sizeof sk) + "\n";
   sodium_memzero(sk, sizeof sk);
   try {
-    write_new_file(out.secret_path, secret, 0600);
+    create_secret_file(out.secret_path, secret);
   } catch (...) {
     sodium_memzero(secret.data(), secret.size());
     throw;
   }
   sodium_memzero(secret.data(), secret.size());
-  write_new_file(out.public_path, std::string(public_tag) + out.public_key_hex + "\n", 0644);
+  create_new_file(out.public_path, std::string(public_tag) + out.public_key_hex + "\n", 0644);
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "fairdeck/random/chacha20.hpp"  // detail::prepare_sodium
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/util/hex.hpp"
+#include "fairdeck/util/secret_file.hpp"
 #include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::service {
@@ -60,31 +61,16 @@ std::filesystem::path default_key_path(const std::filesystem::path& db) {
 
 secret_key create_key_file(const std::filesystem::path& path) {
   secret_key key = secret_key::generate();
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot create key file {}: {}", path.string(), errno_text()));
   std::string text = to_hex(key.bytes().data(), key.bytes().size()) + "\n";
-  bool ok = ::fchmod(fd, 0600) == 0;
-  std::size_t done = 0;
-  while (ok && done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ok = false;
-    else done += static_cast<std::size_t>(n);
+  try {
+    create_secret_file(path, text);  // O_EXCL | O_NOFOLLOW, 0600, fsync'd file and folder
+  } catch (const secret_file_error& e) {
+    sodium_memzero(text.data(), text.size());
+    throw std::runtime_error(fmt::format("cannot {} key file {}: {}",
+                                         e.kind() == secret_file_error::kind_t::io ? "write" : "create",
+                                         path.string(), std::strerror(e.os_error())));
   }
-  ok = ok && ::fsync(fd) == 0;
-  const std::string why = errno_text();
-  ok = (::close(fd) == 0) && ok;
   sodium_memzero(text.data(), text.size());
-  if (!ok) {
-    ::unlink(path.c_str());
-    throw std::runtime_error(fmt::format("cannot write key file {}: {}", path.string(), why));
-  }
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
   return key;
 }
 

@@ -21,6 +21,11 @@ namespace {
 }  // namespace
 
 void create_secret_file(const std::filesystem::path& path, std::string_view bytes) {
+  create_new_file(path, bytes, S_IRUSR | S_IWUSR);
+}
+
+void create_new_file(const std::filesystem::path& path, std::string_view bytes, unsigned mode) {
+  // Created owner-only; the mode asked for is set before the first byte (fchmod below).
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
   if (fd < 0) {
     const int err = errno;
@@ -32,7 +37,7 @@ void create_secret_file(const std::filesystem::path& path, std::string_view byte
     ::unlink(path.c_str());
     fail(secret_file_error::kind_t::io, action, path, err);
   };
-  if (::fchmod(fd, S_IRUSR | S_IWUSR) != 0) abandon("set mode 0600 on", errno);  // whatever the umask
+  if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) abandon("set the mode of", errno);  // whatever the umask
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);

@@ -42,5 +42,8 @@ class secret_file_error : public std::runtime_error {
 
 // Creates `path` holding exactly `bytes`, by the rules above.
 void create_secret_file(const std::filesystem::path& path, std::string_view bytes);
+// The same rules with another mode (e.g. 0644 for the public half of a key pair written beside
+// its secret): still new only, set by fchmod(2) whatever the umask, synced, removed on failure.
+void create_new_file(const std::filesystem::path& path, std::string_view bytes, unsigned mode);
 
 }  // namespace fairdeck
