@@ -252,8 +252,8 @@ TEST(MentalShuffle, OneBadEquationAmongManyIsCaught) {
     ++tried;
     return !verify_shuffle(f.in, r.out, f.y, bad, f.ctx);
   };
-  for (scalar shuffle_proof::*s : {&shuffle_proof::chi, &shuffle_proof::s1, &shuffle_proof::s2, &shuffle_proof::s3,
-                                   &shuffle_proof::s4}) {
+  for (scalar shuffle_proof::*s :
+       {&shuffle_proof::chi, &shuffle_proof::s1, &shuffle_proof::s2, &shuffle_proof::s3, &shuffle_proof::s4}) {
     auto bad = r.proof;
     bad.*s = bad.*s + scalar::one();
     EXPECT_TRUE(refused(bad)) << "a changed χ or s1..s4 verifies";

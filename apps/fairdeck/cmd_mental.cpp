@@ -91,8 +91,8 @@ int run_keygen(const mental_options& o) {
   } catch (const secret_file_error& e) {
     sodium_memzero(secret.data(), secret.size());
     if (e.kind() == secret_file_error::kind_t::io) throw;
-    throw usage_error(fmt::format("-o: cannot create {} ({}); a key file is never overwritten", o.out,
-                                  std::strerror(e.os_error())));
+    throw usage_error(
+        fmt::format("-o: cannot create {} ({}); a key file is never overwritten", o.out, std::strerror(e.os_error())));
   }
   sodium_memzero(secret.data(), secret.size());
   fmt::print("{}", mental::to_json(mental::make_public_share(k)));

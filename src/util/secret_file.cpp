@@ -14,8 +14,7 @@ namespace {
 
 [[noreturn]] void fail(secret_file_error::kind_t kind, std::string_view action, const std::filesystem::path& path,
                        int err) {
-  throw secret_file_error(kind, err,
-                          "cannot " + std::string(action) + " " + path.string() + ": " + std::strerror(err));
+  throw secret_file_error(kind, err, "cannot " + std::string(action) + " " + path.string() + ": " + std::strerror(err));
 }
 
 }  // namespace
@@ -29,7 +28,8 @@ void create_new_file(const std::filesystem::path& path, std::string_view bytes, 
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR);
   if (fd < 0) {
     const int err = errno;
-    if (err == EEXIST) throw secret_file_error(secret_file_error::kind_t::exists, err, path.string() + " already exists");
+    if (err == EEXIST)
+      throw secret_file_error(secret_file_error::kind_t::exists, err, path.string() + " already exists");
     fail(secret_file_error::kind_t::create, "create", path, err);
   }
   auto abandon = [&](std::string_view action, int err) {
