@@ -67,6 +67,9 @@ void print_text(const service::transparency_check& v) {
     if (v.chain.ok)
       fmt::print("chain: verified; {} deals, {} re-dealt from revealed seeds, {} waiting for the reveal of their seed\n",
                  v.chain.deals, v.chain.deals_verified, v.chain.deals_unrevealed);
+    if (v.chain.ok && v.chain.mental_hands)
+      fmt::print("mental poker: {} hands, {} steps; {} transcripts re-verified from the log\n", v.chain.mental_hands,
+                 v.chain.mental_steps, v.chain.mental_hands_verified);
     if (v.shoe_checked) fmt::print("seats and shoe: checked for every deal against the open record\n");
   }
   for (const auto& c : v.checkpoints)
@@ -142,7 +145,10 @@ int run_verify(const log_options& o) {
                       {{"verified", v.chain.ok},
                        {"deals", v.chain.deals},
                        {"deals_verified", v.chain.deals_verified},
-                       {"deals_unrevealed", v.chain.deals_unrevealed}}},
+                       {"deals_unrevealed", v.chain.deals_unrevealed},
+                       {"mental_hands", v.chain.mental_hands},
+                       {"mental_steps", v.chain.mental_steps},
+                       {"mental_hands_verified", v.chain.mental_hands_verified}}},
                      {"shoe_checked", v.shoe_checked},
                      {"checkpoints", nlohmann::json::array()},
                      {"receipts", nlohmann::json::array()},

@@ -125,12 +125,23 @@ api::api(store& s, api_options o)
       options_(o),
       auth_failures_(o.auth_failures_per_minute, o.max_tracked_clients),
       audits_(o.audit_cache_bytes),
+      mental_pool_(o.mental_threads, o.mental_queue),
       audit_pool_(o.audit_threads, o.audit_queue) {
+  watch_thread_ = std::thread([this] { watch_loop(); });
   try {
     if (const auto v = log_verifier_key(s)) log_key_ = tlog::note_verifier::parse(*v);
   } catch (const std::exception& e) {  // the log routes then answer 503
     log_error("the store's log key", e.what());
   }
+}
+
+api::~api() {
+  {
+    std::lock_guard lock(watch_mutex_);
+    watch_stop_ = true;
+  }
+  watch_cv_.notify_all();
+  watch_thread_.join();
 }
 
 void api::add_page(std::string path, std::string content_type, std::string_view body) {
@@ -195,7 +206,8 @@ http_response api::get_table(std::string_view table) {
                 {"committed", committed},
                 {"revealed", revealed}};
   }
-  return json_response(200, json{{"table", t->id},
+  json out{{"table", t->id},
+                                 {"mode", t->mental ? "mental" : "standing"},
                                  {"hands", t->hands},
                                  {"hand", hand},
                                  {"aborts", t->aborts},
@@ -207,7 +219,15 @@ http_response api::get_table(std::string_view table) {
                                  {"next_nonce", t->next_nonce},
                                  {"records", t->next_seq},
                                  {"head_hash", t->head_hash},
-                                 {"seats_ready", ready}});
+                                 {"seats_ready", ready}};
+  if (t->mental) {  // the players' public shares (as keygen printed them), the timeout, the hand now
+    json players = json::array();
+    for (const auto& p : t->mental->players) players.push_back(json::parse(mental::to_json(p)));
+    out["players"] = std::move(players);
+    out["timeout"] = t->mental->timeout;
+    out["mental_hand"] = t->mental->hand ? json(t->mental->hand->hand) : json(nullptr);
+  }
+  return json_response(200, out);
 }
 
 http_response api::get_log(std::string_view table, std::string_view query) {

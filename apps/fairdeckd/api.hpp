@@ -19,9 +19,12 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
+#include "fairdeck/service/mental.hpp"
 #include "fairdeck/service/store.hpp"
 #include "fairdeck/service/table_audit.hpp"
 #include "fairdeck/service/work_pool.hpp"
@@ -69,6 +72,11 @@ struct api_options {
   std::size_t log_page_bytes = std::size_t{1} << 20;
   // Witnesses whose cosignatures POST .../checkpoint/cosignatures accepts (cosignature/v1 keys).
   std::vector<tlog::note_verifier> witness_keys;
+  // Mental-poker tables: steps are verified on this many worker threads (at most mental_queue
+  // waiting, then 503); stalled hands are looked for every mental_check_interval.
+  unsigned mental_threads = 1;
+  std::size_t mental_queue = 64;
+  std::chrono::milliseconds mental_check_interval{1000};
 };
 
 // Prometheus histogram with fixed buckets (seconds).
@@ -87,6 +95,9 @@ class latency_histogram {
 class api {
  public:
   api(store& s, api_options o = {});
+  ~api();
+  api(const api&) = delete;
+  api& operator=(const api&) = delete;
   // Answers through `respond`, possibly later and on a store thread (writes answer after commit).
   void handle(const http_request& req, respond_fn respond);
   // A fixed GET page (e.g. GET /verify -> the browser verifier); one line to add a route.
@@ -132,6 +143,34 @@ class api {
   std::optional<http_response> route_hand_reveal(const route_args&, respond_fn&);
   std::optional<http_response> route_hand_deal(const route_args&, respond_fn&);
   std::optional<http_response> route_hand_abort(const route_args&, respond_fn&);
+  // Mental-poker tables (mental_routes.cpp).
+  std::optional<http_response> route_mental_open(const route_args&, respond_fn&);
+  std::optional<http_response> route_mental_step(const route_args&, respond_fn&);
+  std::optional<http_response> route_mental_hand(const route_args&, respond_fn&);
+  std::optional<http_response> route_mental_transcript(const route_args&, respond_fn&);
+  struct mental_hand_view {
+    mental::hand hand;  // the transcript, from the log
+    std::uint64_t number = 0;
+    bool current = false;       // the table's hand now (an earlier one is over)
+    std::int64_t since_ms = 0;  // current: when its last step (or the hand) was accepted
+    unsigned timeout = 0;
+    std::string last_time, head;  // its last record's time and transcript hash
+  };
+  std::variant<mental_hand_view, http_response> load_mental_hand(std::string_view table, std::uint64_t hand);
+  // Stalls: one entry per mental table this process served; one log line per stalled step.
+  struct mental_watch {
+    bool known = false;
+    std::uint64_t hand = 0;
+    std::size_t step = 0;
+    std::string next;
+    std::vector<unsigned> awaited;
+    std::int64_t deadline_ms = 0;
+    bool logged = false;
+    unsigned timeout = 0;
+  };
+  void watch_mental(const std::string& table, std::uint64_t hand, std::size_t step, const mental_status& st,
+                    std::int64_t since_ms, unsigned timeout);
+  void watch_loop();
   // The transparency log (log_routes.cpp).
   std::optional<http_response> route_log_key(const route_args&, respond_fn&);
   std::optional<http_response> route_checkpoint(const route_args&, respond_fn&);
@@ -166,6 +205,12 @@ class api {
   std::mutex audit_mutex_;
   std::map<std::string, std::vector<std::pair<std::string, double>>> audit_p_;  // table -> (test, p)
   audit_cache audits_;
+  std::mutex watch_mutex_;
+  std::condition_variable watch_cv_;
+  std::map<std::string, mental_watch, std::less<>> watch_;
+  bool watch_stop_ = false;
+  std::thread watch_thread_;
+  work_pool mental_pool_;  // before audit_pool_: both finish their jobs while the rest lives
   work_pool audit_pool_;  // last: its destructor finishes accepted audits while the rest still lives
 };
 

@@ -65,11 +65,39 @@ std::optional<std::string> opt_string(const json& j, const char* key) {
   return it->get<std::string>();
 }
 
+// A mental table's players: one public share per seat, each the object `fairdeck mental keygen`
+// prints ({"format": "fairdeck-mental-pub/v1", "proof": …, "public": …}) with a valid proof of
+// knowledge, no share twice; and its timeout.
+mental_table parse_mental_players(const json& j, unsigned seats) {
+  mental_table m;
+  m.timeout = static_cast<unsigned>(opt_uint(j, "timeout", 1, max_mental_timeout).value_or(default_mental_timeout));
+  const auto it = j.find("players");
+  if (it == j.end() || !it->is_array())
+    throw bad_body("a mental table needs \"players\": the public share of each seat's player, in seat order");
+  if (seats < mental::min_players || seats > mental::max_players)
+    throw bad_body(fmt::format("a mental table has {}..{} seats", mental::min_players, mental::max_players));
+  if (it->size() != seats) throw bad_body(fmt::format("\"players\" has {} shares for {} seats", it->size(), seats));
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    mental::public_share p;
+    try {
+      p = mental::parse_public_share((*it)[i].dump());
+    } catch (const std::exception& e) {
+      throw bad_body(fmt::format("players[{}]: {}", i, e.what()));
+    }
+    if (!mental::verify_public_share(p))
+      throw bad_body(fmt::format("players[{}]: the proof of knowledge of the key share does not verify", i));
+    for (const auto& q : m.players)
+      if (q.pub == p.pub) throw bad_body(fmt::format("players[{}] repeats another player's public share", i));
+    m.players.push_back(p);
+  }
+  return m;
+}
+
 }  // namespace
 
 open_table parse_open(std::string_view body) {
   const json j = parse_object(body, false);
-  only_keys(j, {"seats", "decks", "jokers", "table"});
+  only_keys(j, {"seats", "decks", "jokers", "table", "mode", "players", "timeout"});
   open_table o;
   const auto seats = opt_uint(j, "seats", 1, max_seats);
   if (!seats) throw bad_body(fmt::format("\"seats\" (an integer 1..{}) is required", max_seats));
@@ -80,6 +108,10 @@ open_table parse_open(std::string_view body) {
     if (!valid_table_id(*id)) throw bad_body("\"table\" must match [A-Za-z0-9_-]{1,64}");
     o.id = std::move(*id);
   }
+  const auto mode = opt_string(j, "mode").value_or("standing");
+  if (mode == "mental") o.mental = parse_mental_players(j, o.seats);
+  else if (mode != "standing") throw bad_body(fmt::format("unknown mode \"{}\" (standing or mental)", mode));
+  else if (j.contains("players") || j.contains("timeout")) throw bad_body("\"players\" and \"timeout\" need \"mode\": \"mental\"");
   return o;
 }
 
@@ -108,6 +140,8 @@ deal parse_deal(std::string_view body, std::string table) {
 void parse_rotate(std::string_view body) {
   parse_no_fields(body);  // no fields yet: any field is refused, nothing rotates
 }
+
+json parse_step_body(std::string_view body) { return parse_object(body, false); }
 
 void parse_no_fields(std::string_view body) { only_keys(parse_object(body, true), {}); }
 

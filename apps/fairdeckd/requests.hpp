@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "fairdeck/service/table.hpp"
 
 namespace fairdeck::service {
@@ -28,5 +30,9 @@ void parse_no_fields(std::string_view body);
 commit_seat parse_commit(std::string_view body, std::string table, std::uint64_t hand, unsigned seat);
 // PUT …/hands/{h}/seats/{s}/reveal: {"client_seed": "…"}
 reveal_seat parse_reveal(std::string_view body, std::string table, std::uint64_t hand, unsigned seat);
+
+// POST …/mental/hands/{h}/steps: one step object of a fairdeck-mental/v1 transcript (read by
+// fairdeck::service::parse_step); here only JSON, an object, no duplicate keys.
+nlohmann::json parse_step_body(std::string_view body);
 
 }  // namespace fairdeck::service

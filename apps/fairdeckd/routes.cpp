@@ -159,6 +159,11 @@ const std::vector<api::route>& api::routes() {
       {"PUT", "/v1/tables/{t}/hands/{h}/seats/{s}/reveal", true, &api::route_hand_reveal},
       {"POST", "/v1/tables/{t}/hands/{h}/deal", true, &api::route_hand_deal},
       {"POST", "/v1/tables/{t}/hands/{h}/abort", true, &api::route_hand_abort},
+      // mental-poker tables (issue #32): the players deal; the server checks, orders and logs
+      {"POST", "/v1/tables/{t}/mental/hands", true, &api::route_mental_open},
+      {"POST", "/v1/tables/{t}/mental/hands/{h}/steps", true, &api::route_mental_step},
+      {"GET", "/v1/tables/{t}/mental/hands/{h}", false, &api::route_mental_hand},
+      {"GET", "/v1/tables/{t}/mental/hands/{h}/transcript", false, &api::route_mental_transcript},
   };
   return table;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fairdeck/security/provably_fair.hpp"
+#include "fairdeck/service/mental.hpp"
 
 namespace fairdeck::service {
 namespace {
@@ -81,6 +82,7 @@ std::optional<write_result> bad_seat(const table_state& t, unsigned seat) {
 write_result apply_hand(const open_hand& req, transaction& tx, const secret_key&) {
   auto t = tx.load(req.table);
   if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  if (t->mental) return refuse_on_mental_table(t->id);
   if (t->hand)
     return failure(outcome::conflict,
                    fmt::format("hand {} is in progress: deal or abort it before opening another", t->hand->hand));
@@ -207,19 +209,21 @@ write_result apply_hand(const abort_hand& req, transaction& tx, const secret_key
 // ---- the stored form ----
 
 std::string hand_state_text(const table_state& t) {
-  if (t.hands == 0 && !t.hand) return {};
+  if (t.hands == 0 && !t.hand && !t.mental) return {};
   json j{{"hands", t.hands}, {"aborts", t.aborts}, {"missed_commits", t.missed_commits}};
   if (t.hand)
     j["hand"] = json{{"hand", t.hand->hand},
                      {"nonce", t.hand->nonce},
                      {"commitments", t.hand->commitments},
                      {"seeds", t.hand->seeds}};
+  if (t.mental) j["mental"] = mental_state_json(*t.mental);
   return j.dump();
 }
 
 void read_hand_state(table_state& t, std::string_view text) {
   t.hands = 0;
   t.hand.reset();
+  t.mental.reset();
   t.aborts.assign(t.seats, 0);
   t.missed_commits.assign(t.seats, 0);
   if (text.empty()) return;
@@ -240,6 +244,7 @@ void read_hand_state(table_state& t, std::string_view text) {
         throw std::invalid_argument("hand state: one entry per seat expected");
       t.hand = std::move(h);
     }
+    if (const auto it = j.find("mental"); it != j.end()) t.mental = read_mental_state(*it);
   } catch (const json::exception& e) {
     throw std::invalid_argument(fmt::format("table '{}': unreadable hand state ({})", t.id, e.what()));
   }

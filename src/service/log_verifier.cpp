@@ -25,7 +25,8 @@ bool control(std::string_view s) {
 // Canonical text is one line per field: a newline inside a value would make it ambiguous.
 bool has_control(const record& r) {
   for (const auto* s : {&r.table, &r.time, &r.prev_hash, &r.hash, &r.commitment, &r.client_seed, &r.cards,
-                        &r.revealed_seed, &r.next_commitment, &r.seat_commitment})
+                        &r.revealed_seed, &r.next_commitment, &r.seat_commitment, &r.mental_id, &r.players,
+                        &r.head, &r.body})
     if (control(*s)) return true;
   return std::any_of(r.seat_seeds.begin(), r.seat_seeds.end(), [](const std::string& s) { return control(s); });
 }
@@ -46,6 +47,7 @@ void log_verifier::fail(std::uint64_t seq, std::string why) {
 log_check log_verifier::result() const {
   log_check out = check_;
   if (out.ok) out.deals_unrevealed = pending_.size();
+  if (out.ok) finish_mental_hand(out);  // the mental hand read last (mental_log.cpp)
   return out;
 }
 
@@ -134,6 +136,8 @@ void log_verifier::add(const record& r) {
     case record_type::reveal:
     case record_type::hand_deal:
     case record_type::abort: add_hand_record(r); break;
+    case record_type::mental_hand:
+    case record_type::mental_step: add_mental_record(r); break;
   }
 }
 

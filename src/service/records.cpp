@@ -55,6 +55,8 @@ std::string_view type_name(record_type t) noexcept {
     case record_type::reveal: return "reveal";
     case record_type::hand_deal: return "hand_deal";
     case record_type::abort: return "abort";
+    case record_type::mental_hand: return "mental_hand";
+    case record_type::mental_step: return "mental_step";
   }
   return "?";
 }
@@ -106,6 +108,22 @@ std::string canonical_text(const record& r) {
       line(out, "nonce", std::to_string(r.nonce));
       line(out, "uncommitted", seat_list(r.uncommitted));
       line(out, "unrevealed", seat_list(r.unrevealed));
+      break;
+    case record_type::mental_hand:
+      line(out, "hand", std::to_string(r.hand));
+      line(out, "mental_id", r.mental_id);
+      line(out, "seats", std::to_string(r.seats));
+      line(out, "decks", std::to_string(r.decks));
+      line(out, "jokers", std::to_string(r.jokers));
+      line(out, "players", r.players);
+      line(out, "head", r.head);
+      break;
+    case record_type::mental_step:
+      line(out, "hand", std::to_string(r.hand));
+      line(out, "step", std::to_string(r.step));
+      line(out, "seat", std::to_string(r.seat));
+      line(out, "head", r.head);
+      line(out, "body", r.body);
       break;
   }
   return out;
@@ -164,6 +182,8 @@ record record_from_canonical(std::string_view text, std::string_view hash) {
       else if (v == "reveal") r.type = record_type::reveal;
       else if (v == "hand_deal") r.type = record_type::hand_deal;
       else if (v == "abort") r.type = record_type::abort;
+      else if (v == "mental_hand") r.type = record_type::mental_hand;
+      else if (v == "mental_step") r.type = record_type::mental_step;
       else throw std::invalid_argument("record: unknown type");
     } else if (key == "table") r.table = std::string(v);
     else if (key == "time") r.time = std::string(v);
@@ -182,6 +202,11 @@ record record_from_canonical(std::string_view text, std::string_view hash) {
     else if (key == "seat_commitment") r.seat_commitment = std::string(v);
     else if (key == "uncommitted") r.uncommitted = parse_seat_list(key, v);
     else if (key == "unrevealed") r.unrevealed = parse_seat_list(key, v);
+    else if (key == "mental_id") r.mental_id = std::string(v);
+    else if (key == "players") r.players = std::string(v);
+    else if (key == "head") r.head = std::string(v);
+    else if (key == "step") r.step = parse_number(key, v);
+    else if (key == "body") r.body = std::string(v);
     else throw std::invalid_argument(fmt::format("record: unknown field '{}'", key));
   }
   return r;
@@ -248,6 +273,22 @@ nlohmann::json to_json(const record& r) {
       j["nonce"] = r.nonce;
       j["uncommitted"] = r.uncommitted;
       j["unrevealed"] = r.unrevealed;
+      break;
+    case record_type::mental_hand:
+      j["hand"] = r.hand;
+      j["mental_id"] = r.mental_id;
+      j["seats"] = r.seats;
+      j["decks"] = r.decks;
+      j["jokers"] = r.jokers;
+      j["players"] = r.players;
+      j["head"] = r.head;
+      break;
+    case record_type::mental_step:
+      j["hand"] = r.hand;
+      j["step"] = r.step;
+      j["seat"] = r.seat;
+      j["head"] = r.head;
+      j["body"] = r.body;
       break;
   }
   j["prev_hash"] = r.prev_hash;
@@ -359,6 +400,22 @@ record record_from_json(const nlohmann::json& j) {
     r.nonce = num(j, "nonce");
     r.uncommitted = seats(j, "uncommitted");
     r.unrevealed = seats(j, "unrevealed");
+  } else if (type == "mental_hand") {
+    r.type = record_type::mental_hand;
+    r.hand = num(j, "hand");
+    r.mental_id = str(j, "mental_id");
+    r.seats = small(j, "seats");
+    r.decks = small(j, "decks");
+    r.jokers = small(j, "jokers");
+    r.players = str(j, "players");
+    r.head = str(j, "head");
+  } else if (type == "mental_step") {
+    r.type = record_type::mental_step;
+    r.hand = num(j, "hand");
+    r.step = num(j, "step");
+    r.seat = small(j, "seat");
+    r.head = str(j, "head");
+    r.body = str(j, "body");
   } else {
     throw std::invalid_argument(fmt::format("record: unknown type '{}'", type));
   }

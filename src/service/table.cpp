@@ -8,6 +8,7 @@
 #include "fairdeck/cards/deal.hpp"
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/security/provably_fair.hpp"
+#include "fairdeck/service/mental.hpp"
 #include "hands.hpp"
 
 namespace fairdeck::service {
@@ -30,6 +31,9 @@ write_result do_open(const open_table& req, transaction& tx, const secret_key& k
   t.sealed_seed = seal_seed(seed, key, t.id);
   t.commitment = fair::commitment(seed);
   t.seat_seeds.assign(req.seats, std::string());
+  if (req.mental && req.mental->players.size() != req.seats)
+    return failure(outcome::bad_request, "a mental-poker table has one player's public share per seat");
+  t.mental = req.mental;
   record r;
   r.seq = 0;
   r.type = record_type::open;
@@ -58,6 +62,7 @@ write_result do_open(const open_table& req, transaction& tx, const secret_key& k
 write_result do_set_seed(const set_client_seed& req, transaction& tx) {
   auto t = tx.load(req.table);
   if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  if (t->mental) return refuse_on_mental_table(t->id);
   if (req.seat < 1 || req.seat > t->seats)
     return failure(outcome::not_found, fmt::format("table '{}' has seats 1..{}", req.table, t->seats));
   try {
@@ -140,6 +145,7 @@ write_result replay_deal(const deal& req, const table_state& t, const transactio
 write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
   auto t = tx.load(req.table);
   if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
+  if (t->mental) return refuse_on_mental_table(t->id);
   if (!req.idempotency_key.empty()) {
     if (!valid_idempotency_key(req.idempotency_key))
       return failure(outcome::bad_request, fmt::format("an Idempotency-Key is 1..{} printable ASCII characters", max_idempotency_key));
@@ -223,6 +229,8 @@ write_result apply(const write_request& req, transaction& tx, const secret_key& 
         else if constexpr (std::is_same_v<T, set_client_seed>) return do_set_seed(r, tx);
         else if constexpr (std::is_same_v<T, deal>) return do_deal(r, tx, key);
         else if constexpr (std::is_same_v<T, rotate>) return do_rotate(r, tx, key);
+        else if constexpr (std::is_same_v<T, open_mental_hand> || std::is_same_v<T, mental_step_write>)
+          return apply_mental(r, tx);
         else return apply_hand(r, tx, key);
       },
       req);

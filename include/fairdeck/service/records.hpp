@@ -24,7 +24,8 @@ class server_seed;
 
 namespace fairdeck::service {
 
-enum class record_type { open, deal, rotate, hand_open, commit, reveal, hand_deal, abort };
+// mental_hand, mental_step: a mental-poker table's hand and its steps (docs/mental-poker.md §10).
+enum class record_type { open, deal, rotate, hand_open, commit, reveal, hand_deal, abort, mental_hand, mental_step };
 [[nodiscard]] std::string_view type_name(record_type t) noexcept;
 // Does a record of this type take a nonce (the stores' UNIQUE(table, nonce))? A standing-seed
 // deal and a hand_open (which reserves its hand's nonce); a hand's deal or abort reuses it.
@@ -64,6 +65,16 @@ struct record {
   // rotate
   std::string revealed_seed;
   std::string next_commitment;
+  // mental_hand (also hand, seats, decks, jokers): the transcript's hand id and the players'
+  // public shares, each 192 hex digits (public share ‖ keygen proof), separated by spaces
+  std::string mental_id;
+  std::string players;
+  // mental_hand, mental_step: the transcript hash h after the record (128 hex digits)
+  std::string head;
+  // mental_step (also hand, seat = the player): the step's place in the transcript and the step
+  // object, compact JSON (keys sorted)
+  std::uint64_t step = 0;
+  std::string body;
 
   friend bool operator==(const record&, const record&) = default;
 };
@@ -106,6 +117,11 @@ struct log_check {
   // committed.
   std::vector<std::uint64_t> aborts;
   std::vector<std::uint64_t> missed_commits;
+  // mental-poker hands: their records, and the hands whose transcript re-verified from the log
+  // (fairdeck::mental::verify_hand over the mental_hand record and its steps)
+  std::size_t mental_hands = 0;
+  std::size_t mental_steps = 0;
+  std::size_t mental_hands_verified = 0;
 };
 
 // Checks `records` by docs/log-format.md "Checking a log". `after` is the N of a partial log
@@ -147,6 +163,8 @@ class log_verifier {
   void check_revealed(const fair::server_seed& seed);
   void add_hand_record(const record& r);
   void count_seats(unsigned seats);
+  void add_mental_record(const record& r);  // mental_log.cpp
+  void finish_mental_hand(log_check& check) const;
 
   log_check check_;
   std::uint64_t first_seq_ = 0;
@@ -159,6 +177,9 @@ class log_verifier {
   std::optional<unsigned> seats_;      // the table's seats (from its open record)
   std::optional<std::uint64_t> last_hand_;
   std::optional<hand_progress> hand_;
+  // the mental hand being read: its mental_hand record and steps, verified when it ends
+  std::vector<record> mental_;
+  std::optional<std::uint64_t> last_mental_hand_;
 };
 
 }  // namespace fairdeck::service

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "fairdeck/cards/card.hpp"
+#include "fairdeck/service/mental_state.hpp"
 #include "fairdeck/service/records.hpp"
 #include "fairdeck/service/secrets.hpp"
 
@@ -60,6 +61,8 @@ struct table_state {
   std::optional<hand_progress> hand;  // the hand in progress
   std::vector<std::uint64_t> aborts;          // per seat: aborted hands it withheld its reveal in
   std::vector<std::uint64_t> missed_commits;  // per seat: aborted hands it never committed in
+  // a mental-poker table (mental_state.hpp): the players deal, the server holds no card secret
+  std::optional<mental_table> mental;
 };
 
 // The hand fields of a table as the stores keep them: "" for a table that never had a hand
@@ -100,6 +103,7 @@ struct open_table {
   unsigned seats = 0;
   deck_spec spec{};
   std::string id;  // empty: the server picks one
+  std::optional<mental_table> mental{};  // {"mode": "mental"}: the players' shares, one per seat
 };
 struct set_client_seed {
   std::string table;
@@ -156,7 +160,7 @@ struct abort_hand {  // POST .../hands/{h}/abort
   std::uint64_t hand = 0;
 };
 using write_request = std::variant<open_table, set_client_seed, deal, rotate, open_hand, commit_seat, reveal_seat,
-                                   deal_hand, abort_hand>;
+                                   deal_hand, abort_hand, open_mental_hand, mental_step_write>;
 
 // The table a write is about (open_table: its requested id, "" when the server picks one).
 [[nodiscard]] const std::string& table_of(const write_request& r) noexcept;
