@@ -16,10 +16,12 @@ namespace fairdeck::service {
 
 nlohmann::json deal_json(const write_result& r, const game_spec& g) {
   const record& rec = *r.rec;
-  nlohmann::json j{{"table", rec.table},           {"seq", rec.seq},       {"nonce", rec.nonce},
-                   {"commitment", rec.commitment}, {"seat_seeds", rec.seat_seeds}, {"client_seed", rec.client_seed},
-                   {"decks", rec.decks},           {"jokers", rec.jokers}, {"cards", rec.cards},
-                   {"time", rec.time},             {"prev_hash", rec.prev_hash},   {"hash", rec.hash}};
+  nlohmann::json j{{"table", rec.table},           {"seq", rec.seq},
+                   {"nonce", rec.nonce},           {"commitment", rec.commitment},
+                   {"seat_seeds", rec.seat_seeds}, {"client_seed", rec.client_seed},
+                   {"decks", rec.decks},           {"jokers", rec.jokers},
+                   {"cards", rec.cards},           {"time", rec.time},
+                   {"prev_hash", rec.prev_hash},   {"hash", rec.hash}};
   if (rec.type == record_type::hand_deal) {
     j["hand"] = rec.hand;
     j["mode"] = "hand";
@@ -164,8 +166,10 @@ std::string deal_answer_text(const write_result& r, const game_spec& g) {
   // The keys in nlohmann's order (std::map: bytewise sorted); each present when deal_json has it.
   std::optional<holdem_deal> hd;
   std::vector<std::vector<card_t>> hands;
-  if (g.holdem) hd = deal_holdem(r.deck, r.seats);
-  else if (g.hands) hands = deal_hands(r.deck, g.hands, g.cards);
+  if (g.holdem)
+    hd = deal_holdem(r.deck, r.seats);
+  else if (g.hands)
+    hands = deal_hands(r.deck, g.hands, g.cards);
   out.push_back('{');
   if (hd) {
     out += "\"burns\":";

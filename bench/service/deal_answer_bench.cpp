@@ -49,7 +49,8 @@ write_result one_deal(unsigned seats, const game_spec& g) {
 void run(benchmark::State& state, const write_result& r, const game_spec& g) {
   std::size_t bytes = 0;
   for (auto _ : state) {
-    std::string body = state.range(0) == 0 ? http_util::json_response(200, deal_json(r, g)).body : deal_answer_text(r, g);
+    std::string body = state.range(0) == 0 ? http_util::json_response(200, deal_json(r, g)).body
+                                           : deal_answer_text(r, g);
     bytes = body.size();
     benchmark::DoNotOptimize(body.data());
   }

@@ -25,9 +25,10 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("load_many",
             "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands, id "
             "FROM fairdeck_tables WHERE id = ANY($1::text[]) ORDER BY id COLLATE \"C\" FOR UPDATE");
-  c.prepare("insert",
-            "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
-            "head_hash, seat_seeds, hands) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING");
+  c.prepare(
+      "insert",
+      "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
+      "head_hash, seat_seeds, hands) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING");
   c.prepare("find_key", "SELECT fingerprint, seq FROM fairdeck_idempotency WHERE table_id = $1 AND key = $2");
   c.prepare("store_key",
             "INSERT INTO fairdeck_idempotency(table_id, key, fingerprint, seq, created) VALUES($1, $2, $3, $4, $5)");
@@ -102,7 +103,8 @@ class pg_backend final : public batch_backend, public transaction {
     } catch (const pqxx::broken_connection& e) {
       tx_.reset();
       conn_.reset();
-      throw store_unavailable(scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
+      throw store_unavailable(
+          scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
     }
     tx_.reset();
   }
@@ -168,8 +170,9 @@ class pg_backend final : public batch_backend, public transaction {
     deferred_ += fmt::format(
         "UPDATE fairdeck_tables SET sealed_seed = {}, commitment = {}, next_nonce = {}, next_seq = {}, head_hash = {}, "
         "seat_seeds = {}, hands = {} WHERE id = {};\n",
-        literal(x, t.sealed_seed), literal(x, t.commitment), as_db(t.next_nonce), as_db(t.next_seq), literal(x, t.head_hash),
-        literal(x, nlohmann::json(t.seat_seeds).dump()), literal(x, hand_state_text(t)), literal(x, t.id));
+        literal(x, t.sealed_seed), literal(x, t.commitment), as_db(t.next_nonce), as_db(t.next_seq),
+        literal(x, t.head_hash), literal(x, nlohmann::json(t.seat_seeds).dump()), literal(x, hand_state_text(t)),
+        literal(x, t.id));
   }
   // Records are buffered and sent by flush_writes (the committer calls it after the batch's
   // writes; reads of records and COMMIT flush first), so a batch of n deals costs one INSERT

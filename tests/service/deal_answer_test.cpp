@@ -108,15 +108,16 @@ TEST_F(deal_answer_fixture, HandModeNoReceiptAndEscapedStrings) {
 
   std::string controls;
   for (int c = 0; c < 0x20; ++c) controls.push_back(static_cast<char>(c));
-  const std::vector<std::pair<std::string, bool>> strings{  // text, valid UTF-8
+  const std::vector<std::pair<std::string, bool>> strings{
+      // text, valid UTF-8
       {"", true},
       {"plain", true},
       {"quote \" and backslash \\ and slash /", true},
       {controls, true},
       {"DEL \x7f end", true},
-      {"caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x82\xa1 \xef\xbf\xbd", true},      // é — 🂡 U+FFFD
-      {"bad \xff byte", false},                                                 // invalid byte
-      {"truncated \xe2\x80", false},                                            // cut sequence
+      {"caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x82\xa1 \xef\xbf\xbd", true},  // é — 🂡 U+FFFD
+      {"bad \xff byte", false},                                          // invalid byte
+      {"truncated \xe2\x80", false},                                     // cut sequence
       {"overlong \xc0\xaf and surrogate \xed\xa0\x80 and big \xf4\x90\x80\x80", false},
       {std::string("nul \0 inside", 13), true},
   };
@@ -127,7 +128,8 @@ TEST_F(deal_answer_fixture, HandModeNoReceiptAndEscapedStrings) {
       r.rec->seat_seeds = {str, "x", str};
       r.rec->table = "t" + str;
       r.rec->cards = str + " Ac";
-      expect_same(r, holdem, "escaping: " + nlohmann::json(str).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      expect_same(r, holdem,
+                  "escaping: " + nlohmann::json(str).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                   valid);
       std::string direct;
       append_json_string(direct, str);
