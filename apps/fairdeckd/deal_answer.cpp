@@ -1,5 +1,6 @@
 #include "deal_answer.hpp"
 
+#include <array>
 #include <iterator>
 #include <optional>
 #include <vector>
@@ -76,16 +77,22 @@ void append_card(std::string& out, card_t c, const deck_spec& spec) {
   out.push_back('"');
 }
 
-template <class Cards>
-void append_cards(std::string& out, const Cards& cards, const deck_spec& spec) {
+// [each(x), ...] over a range.
+template <class Range, class F>
+void append_array(std::string& out, const Range& items, F&& each) {
   out.push_back('[');
   bool first = true;
-  for (const card_t c : cards) {
+  for (const auto& x : items) {
     if (!first) out.push_back(',');
     first = false;
-    append_card(out, c, spec);
+    each(x);
   }
   out.push_back(']');
+}
+
+template <class Cards>
+void append_cards(std::string& out, const Cards& cards, const deck_spec& spec) {
+  append_array(out, cards, [&](card_t c) { append_card(out, c, spec); });
 }
 
 // "key": (keys are fixed ASCII words)
@@ -105,14 +112,9 @@ void append_receipt(std::string& out, const write_result& r) {
   append_json_string(out, r.log->checkpoint);
   out += ",\"hash\":";
   append_json_string(out, r.rec->hash);
-  out += ",\"inclusion\":[";
-  bool first = true;
-  for (const auto& h : r.log->inclusion(r.rec->seq)) {
-    if (!first) out.push_back(',');
-    first = false;
-    append_hex(out, h);
-  }
-  out += "],\"seq\":";
+  out += ",\"inclusion\":";
+  append_array(out, r.log->inclusion(r.rec->seq), [&](const tlog::hash& h) { append_hex(out, h); });
+  out += ",\"seq\":";
   append_number(out, r.rec->seq);
   out.push_back('}');
 }
@@ -200,12 +202,7 @@ std::string deal_answer_text(const write_result& r, const game_spec& g) {
   }
   if (!hd && g.hands) {
     key(out, "hands");
-    out.push_back('[');
-    for (std::size_t h = 0; h < hands.size(); ++h) {
-      if (h) out.push_back(',');
-      append_cards(out, hands[h], spec);
-    }
-    out.push_back(']');
+    append_array(out, hands, [&](const std::vector<card_t>& h) { append_cards(out, h, spec); });
   }
   key(out, "hash");
   append_json_string(out, rec.hash);
@@ -227,20 +224,10 @@ std::string deal_answer_text(const write_result& r, const game_spec& g) {
     append_card(out, hd->river, spec);
   }
   key(out, "seat_seeds");
-  out.push_back('[');
-  for (std::size_t i = 0; i < rec.seat_seeds.size(); ++i) {
-    if (i) out.push_back(',');
-    append_json_string(out, rec.seat_seeds[i]);
-  }
-  out.push_back(']');
+  append_array(out, rec.seat_seeds, [&](const std::string& seed) { append_json_string(out, seed); });
   if (hd) {
     key(out, "seats");
-    out.push_back('[');
-    for (std::size_t s = 0; s < hd->hole.size(); ++s) {
-      if (s) out.push_back(',');
-      append_cards(out, hd->hole[s], spec);
-    }
-    out.push_back(']');
+    append_array(out, hd->hole, [&](const std::array<card_t, 2>& h) { append_cards(out, h, spec); });
   }
   key(out, "seq");
   append_number(out, rec.seq);
