@@ -21,7 +21,8 @@
 
 namespace fairdeck::service {
 
-// The answer as a tree ("mode": "standing" or "hand"; "receipt": receipt_json(r)).
+// The answer as a tree. "mode" says which way of dealing: "standing" (standing seeds, the
+// operator is trusted) or "hand" (seat commitments; also "hand"); "receipt": receipt_json(r).
 [[nodiscard]] nlohmann::json deal_json(const write_result& r, const game_spec& g);
 
 // json_response(200, deal_json(r, g)).body, written directly (ends with "\n").
