@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "fairdeck/report/cards.hpp"
 #include "fairdeck/service/log_tree.hpp"
 #include "fairdeck/tlog/note.hpp"
 #include "api.hpp"
+#include "deal_answer.hpp"
 #include "http_util.hpp"
 #include "requests.hpp"
 #include "routes.hpp"
@@ -25,26 +25,6 @@ using routing::bearer_token;
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-// The deal answer of both ways of dealing; `mode` says which: "standing" (standing seeds,
-// the operator is trusted) or "hand" (seat commitments; also `hand`).
-json deal_json(const write_result& r, const game_spec& g) {
-  const record& rec = *r.rec;
-  json j{{"table", rec.table},           {"seq", rec.seq},       {"nonce", rec.nonce},
-         {"commitment", rec.commitment}, {"seat_seeds", rec.seat_seeds}, {"client_seed", rec.client_seed},
-         {"decks", rec.decks},           {"jokers", rec.jokers}, {"cards", rec.cards},
-         {"time", rec.time},             {"prev_hash", rec.prev_hash},   {"hash", rec.hash}};
-  if (rec.type == record_type::hand_deal) {
-    j["hand"] = rec.hand;
-    j["mode"] = "hand";
-  } else {
-    j["mode"] = "standing";
-  }
-  const deck_spec spec{rec.decks, rec.jokers};
-  report::add_game_json(j, game_request{g.holdem, g.holdem ? r.seats : 0, g.hands, g.cards}, r.deck, spec, {});
-  j["receipt"] = receipt_json(r);  // the transparency log's receipt (log_tree.hpp), in every deal answer
-  return j;
-}
 
 // The receipt of a deal answered again for its Idempotency-Key: it was appended in an earlier
 // batch, so the proof is against the table's latest stored checkpoint (read once, on a retry only).
@@ -325,8 +305,9 @@ std::optional<http_response> api::route_deal(const route_args& a, respond_fn& re
   }
   const game_spec g = d.game;
   write(std::move(d), a.req, std::move(respond), [this, g](write_result& r) {
-    json j = deal_json(r, g);
-    if (r.replayed) j["receipt"] = stored_receipt(store_, *r.rec);
+    if (!r.replayed) return http_response{200, "application/json", deal_answer_text(r, g), {}};
+    json j = deal_json(r, g);  // a retry: its receipt is read from the store
+    j["receipt"] = stored_receipt(store_, *r.rec);
     return json_response(200, j);
   });
   return std::nullopt;
@@ -389,7 +370,7 @@ std::optional<http_response> api::route_hand_deal(const route_args& a, respond_f
   if (!hand) return error(404, "no such hand (hands are numbered from 1)");
   const deal d = parse_deal(a.req.body, std::string(a.table));
   write(deal_hand{d.table, *hand, d.game}, a.req, std::move(respond),
-        [g = d.game](write_result& r) { return json_response(200, deal_json(r, g)); });
+        [g = d.game](write_result& r) { return http_response{200, "application/json", deal_answer_text(r, g), {}}; });
   return std::nullopt;
 }
 

@@ -1,0 +1,253 @@
+// The PostgreSQL store's writer connections (pg_batch.hpp). A group-commit batch costs 5 round
+// trips whatever its size and number of tables (docs/service.md, "PostgreSQL: where a deal's
+// time goes"): BEGIN; its tables' rows and tree heads, each in one SELECT ... FOR UPDATE
+// (prefetch); its records in one INSERT ... SELECT * FROM unnest(...) (flush_writes); the
+// writes nothing reads (table rows, tree nodes and heads) sent with COMMIT as one query.
+#include "pg_batch.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "pg_db.hpp"
+
+namespace fairdeck::service::pg_db {
+namespace {
+
+void prepare_all(pqxx::connection& c) {
+  c.prepare("load",
+            "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands "
+            "FROM fairdeck_tables WHERE id = $1 FOR UPDATE");
+  // A batch's tables in one round trip, locked in id order (bytewise, as the committer sorts them).
+  c.prepare("load_many",
+            "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands, id "
+            "FROM fairdeck_tables WHERE id = ANY($1::text[]) ORDER BY id COLLATE \"C\" FOR UPDATE");
+  c.prepare(
+      "insert",
+      "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
+      "head_hash, seat_seeds, hands) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING");
+  c.prepare("find_key", "SELECT fingerprint, seq FROM fairdeck_idempotency WHERE table_id = $1 AND key = $2");
+  c.prepare("store_key",
+            "INSERT INTO fairdeck_idempotency(table_id, key, fingerprint, seq, created) VALUES($1, $2, $3, $4, $5)");
+  c.prepare("record_at", "SELECT body, hash FROM fairdeck_records WHERE table_id = $1 AND seq = $2");
+  // A batch's records in one statement (pg_backend::flush_writes): one round trip instead of one per record.
+  c.prepare("append_many",
+            "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) SELECT * FROM "
+            "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[])");
+}
+
+// Columns 0..9 of `row`: the table's state as "load" selects it.
+table_state read_table_row(const pqxx::row& row, std::string_view id) {
+  table_state t;
+  t.id = std::string(id);
+  t.seats = row[0].as<unsigned>();
+  t.spec = deck_spec{row[1].as<unsigned>(), row[2].as<unsigned>()};
+  t.sealed_seed = row[3].as<std::string>();
+  t.commitment = row[4].as<std::string>();
+  t.next_nonce = from_db(row[5].as<std::int64_t>());
+  t.next_seq = from_db(row[6].as<std::int64_t>());
+  t.head_hash = row[7].as<std::string>();
+  t.seat_seeds = nlohmann::json::parse(row[8].as<std::string>()).get<std::vector<std::string>>();
+  read_hand_state(t, row[9].as<std::string>());
+  return t;
+}
+
+class pg_backend final : public batch_backend, public transaction {
+ public:
+  explicit pg_backend(std::string uri) : uri_(std::move(uri)), trees_(tx_, *this, deferred_) {}
+
+  // Connects when there is no connection. After a failed attempt the next ones wait a
+  // growing pause (0.1 s doubling to 1 s): meanwhile batches fail at once as unavailable
+  // (503 + Retry-After), and a multi-host URI with target_session_attrs=read-write finds
+  // the new primary after a failover without a restart.
+  void begin() override {
+    if (!conn_ || !conn_->is_open()) {
+      conn_.reset();
+      const auto now = std::chrono::steady_clock::now();
+      if (now < retry_at_) throw store_unavailable("no PostgreSQL primary reachable (reconnecting)");
+      try {
+        conn_ = connect(uri_);
+        prepare_all(*conn_);
+        prepare_tree_statements(*conn_);
+        pause_ = {};
+      } catch (...) {
+        conn_.reset();
+        pause_ = std::clamp(pause_ * 2, std::chrono::milliseconds(100), std::chrono::milliseconds(1000));
+        retry_at_ = now + pause_;
+        throw;
+      }
+    }
+    drop_pending();
+    drop_deferred();
+    prefetched_.clear();
+    trees_.forget();
+    tx_.emplace(*conn_);
+    tx_->exec0("BEGIN");
+  }
+  // A connection lost during COMMIT leaves the outcome unknown: the batch must not be run
+  // again (it may have committed), so this is not retryable; its writes answer 503 and a
+  // client's retry with the same Idempotency-Key finds the deal if it was stored.
+  // The writes whose answers nothing reads (the tables' rows, the tree's nodes and head) go
+  // with COMMIT as one multi-statement query: one round trip. A failure in it aborts the
+  // transaction before COMMIT runs (the batch fails as a whole, as a failed COMMIT would).
+  void commit() override {
+    flush_writes();  // normally done already by the committer
+    std::string sql;
+    sql.swap(deferred_);
+    sql += "COMMIT";
+    try {
+      tx_->exec0(sql);
+    } catch (const pqxx::broken_connection& e) {
+      tx_.reset();
+      conn_.reset();
+      throw store_unavailable(
+          scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
+    }
+    tx_.reset();
+  }
+  // After any failed batch the connection is dropped: it may now lead to a node that was
+  // demoted to a standby (read-only), and the next batch must find the primary again.
+  void rollback() noexcept override {
+    drop_pending();
+    drop_deferred();
+    prefetched_.clear();
+    trees_.forget();
+    try {
+      if (tx_) tx_->exec0("ROLLBACK");
+    } catch (...) {
+    }
+    tx_.reset();
+    conn_.reset();
+  }
+  void savepoint() override { tx_->exec0("SAVEPOINT fairdeck_write"); }
+  void release() override { tx_->exec0("RELEASE SAVEPOINT fairdeck_write"); }
+  void rollback_to_savepoint() override {
+    drop_pending();  // the failed write's rows, never sent
+    tx_->exec0("ROLLBACK TO SAVEPOINT fairdeck_write; RELEASE SAVEPOINT fairdeck_write");
+  }
+  [[nodiscard]] bool retryable(const std::exception& e) const noexcept override {
+    return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
+           dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
+  }
+  transaction& tx() override { return *this; }
+  tree_storage* trees() noexcept override { return &trees_; }
+
+  std::optional<table_state> load(std::string_view id) override {
+    if (const auto it = prefetched_.find(id); it != prefetched_.end()) return it->second;
+    return read_table(tx_->exec_prepared("load", std::string(id)), id);
+  }
+  // The batch's table rows (locked FOR UPDATE) and tree heads: two round trips for the batch
+  // instead of two per table. Absent rows are remembered as absent.
+  void prefetch(std::span<const std::string> tables, bool trees) override {
+    if (tables.empty()) return;
+    std::string ids = "{";
+    for (const auto& t : tables) {
+      if (ids.size() > 1) ids += ',';
+      quoted_element(ids, t);
+    }
+    ids += '}';
+    for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
+    for (const auto& row : tx_->exec_prepared("load_many", ids)) {
+      const auto id = row[10].as<std::string>();
+      prefetched_[id] = read_table_row(row, id);
+    }
+    if (trees) trees_.prefetch(tables, ids);
+  }
+
+  void insert(const table_state& t) override {
+    const auto r = tx_->exec_prepared("insert", t.id, t.seats, t.spec.decks, t.spec.jokers, t.sealed_seed, t.commitment,
+                                      as_db(t.next_nonce), as_db(t.next_seq), t.head_hash,
+                                      nlohmann::json(t.seat_seeds).dump(), hand_state_text(t));
+    if (r.affected_rows() == 0) throw table_exists(t.id);
+  }
+  // Called once per table at the end of a batch (batch_tx::write_back): deferred, sent with
+  // the tree's writes and COMMIT in one round trip (commit()).
+  void update(const table_state& t) override {
+    const auto& x = *tx_;
+    deferred_ += fmt::format(
+        "UPDATE fairdeck_tables SET sealed_seed = {}, commitment = {}, next_nonce = {}, next_seq = {}, head_hash = {}, "
+        "seat_seeds = {}, hands = {} WHERE id = {};\n",
+        literal(x, t.sealed_seed), literal(x, t.commitment), as_db(t.next_nonce), as_db(t.next_seq),
+        literal(x, t.head_hash), literal(x, nlohmann::json(t.seat_seeds).dump()), literal(x, hand_state_text(t)),
+        literal(x, t.id));
+  }
+  // Records are buffered and sent by flush_writes (the committer calls it after the batch's
+  // writes; reads of records and COMMIT flush first), so a batch of n deals costs one INSERT
+  // round trip instead of n. UNIQUE/PRIMARY KEY violations then surface at the flush.
+  void append(const record& rec) override {
+    const bool first = pending_ == 0;
+    const auto sep = [&](std::string& a) { a += first ? '{' : ','; };
+    sep(tables_arr_), sep(seqs_arr_), sep(nonces_arr_), sep(bodies_arr_), sep(hashes_arr_);
+    quoted_element(tables_arr_, rec.table);
+    seqs_arr_ += std::to_string(as_db(rec.seq));
+    nonces_arr_ += takes_nonce(rec.type) ? std::to_string(as_db(rec.nonce)) : std::string("NULL");
+    quoted_element(bodies_arr_, canonical_text(rec));
+    quoted_element(hashes_arr_, rec.hash);
+    ++pending_;
+  }
+  void flush_writes() override {
+    if (pending_ == 0) return;
+    for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) *a += '}';
+    std::string t, q, n, b, h;  // moved out first: after a failure nothing stays buffered
+    t.swap(tables_arr_), q.swap(seqs_arr_), n.swap(nonces_arr_), b.swap(bodies_arr_), h.swap(hashes_arr_);
+    pending_ = 0;
+    tx_->exec_prepared("append_many", t, q, n, b, h);
+  }
+  std::optional<idempotent_deal> find_idempotency(std::string_view table, std::string_view key) override {
+    const auto r = tx_->exec_prepared("find_key", std::string(table), std::string(key));
+    if (r.empty()) return std::nullopt;
+    return idempotent_deal{r[0][0].as<std::string>(), from_db(r[0][1].as<std::int64_t>())};
+  }
+  void store_idempotency(std::string_view table, std::string_view key, const idempotent_deal& d) override {
+    tx_->exec_prepared("store_key", std::string(table), std::string(key), d.fingerprint, as_db(d.seq), utc_now());
+  }
+  std::optional<record> record_at(std::string_view table, std::uint64_t seq) override {
+    flush_writes();
+    const auto r = tx_->exec_prepared("record_at", std::string(table), as_db(seq));
+    if (r.empty()) return std::nullopt;
+    return record_from_canonical(r[0][0].as<std::string>(), r[0][1].as<std::string>());
+  }
+
+ private:
+  void drop_pending() noexcept {
+    for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
+    pending_ = 0;
+  }
+  void drop_deferred() noexcept { deferred_.clear(); }
+  std::string uri_;
+  // The buffered records as five array literals (table ids, seqs, nonces, bodies, hashes).
+  std::string tables_arr_, seqs_arr_, nonces_arr_, bodies_arr_, hashes_arr_;
+  std::size_t pending_ = 0;
+  // SQL sent with COMMIT (update, and the tree's insert_nodes and save_head): ";\n"-terminated.
+  std::string deferred_;
+  std::map<std::string, std::optional<table_state>, std::less<>> prefetched_;  // this transaction's
+  std::unique_ptr<pqxx::connection> conn_;
+  std::optional<pqxx::nontransaction> tx_;
+  tree_statements trees_;
+  std::chrono::steady_clock::time_point retry_at_{};
+  std::chrono::milliseconds pause_{0};
+};
+
+}  // namespace
+
+// libpq reads PGPASSWORD and PGPASSFILE (~/.pgpass) itself when the URI has no password.
+// Its messages can quote parts of a malformed URI: the password is scrubbed from them.
+std::unique_ptr<pqxx::connection> connect(const std::string& uri) {
+  try {
+    return std::make_unique<pqxx::connection>(uri);
+  } catch (const std::exception& e) {
+    throw store_unavailable(scrub_password(fmt::format("cannot connect to PostgreSQL: {}", first_line(e.what())), uri));
+  }
+}
+
+std::optional<table_state> read_table(const pqxx::result& r, std::string_view id) {
+  if (r.empty()) return std::nullopt;
+  return read_table_row(r[0], id);
+}
+
+std::unique_ptr<batch_backend> make_pg_backend(std::string uri) { return std::make_unique<pg_backend>(std::move(uri)); }
+
+}  // namespace fairdeck::service::pg_db
