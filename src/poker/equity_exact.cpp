@@ -11,8 +11,9 @@
 //    board compares stored strengths.
 // 4. Suit isomorphism (internal/suit_symmetry.hpp): completions are counted once per orbit of
 //    the input's symmetry group, with the orbit's size as an integer weight.
-// Work items are the first two completion cards, handed to the poker module's parallel helper;
-// per-item tallies are summed in item order, so results never depend on the thread count.
+// Work items are the first two completion cards (the first one when two are missing), handed
+// to the poker module's parallel helper; per-item tallies are summed in item order, so results
+// never depend on the thread count.
 // Fixed hands (one assignment, no weights) take internal/fixed_hands.hpp's rank-multiset count.
 #include <algorithm>
 #include <array>
@@ -405,14 +406,16 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
   }
   const internal::completion_orbits orbits(group);
   const std::size_t d = pl.deck.size();
-  // Items: the first two completion cards (positions i < j), or the first one, or one item.
+  // Items: the first two completion cards (positions i < j) when 3+ cards are missing, else
+  // the first one (a two-card item would be one board: per-item costs - its tally, the lock,
+  // the progress report - then outweighed small queries' work), or one item.
   std::vector<std::pair<std::uint16_t, std::uint16_t>> firsts;
-  if (pl.need >= 2) {
+  if (pl.need >= 3) {
     for (std::size_t i = 0; i + pl.need <= d; ++i)
       for (std::size_t j = i + 1; j + pl.need - 1 <= d; ++j)
         firsts.push_back({static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j)});
-  } else if (pl.need == 1) {
-    for (std::size_t i = 0; i < d; ++i) firsts.push_back({static_cast<std::uint16_t>(i), 0});
+  } else if (pl.need >= 1) {
+    for (std::size_t i = 0; i + pl.need <= d; ++i) firsts.push_back({static_cast<std::uint16_t>(i), 0});
   } else {
     firsts.push_back({0, 0});
   }
@@ -427,8 +430,10 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     item_tally& t = items[item];
     auto on_board = [&](const board_state& b) { scorers[worker](b, t); };
     const auto [i, j] = firsts[item];
-    if (pl.need >= 2) {
+    if (pl.need >= 3) {
       completions(pl.need - 2, rs, pl.deck, j + 1u, add(rs, add(rs, pl.board0, pl.deck[i]), pl.deck[j]), on_board);
+    } else if (pl.need == 2) {
+      completions(1, rs, pl.deck, i + 1u, add(rs, pl.board0, pl.deck[i]), on_board);
     } else if (pl.need == 1) {
       on_board(add(rs, pl.board0, pl.deck[i]));
     } else {
