@@ -9,8 +9,9 @@
 //                inside the timed loop, PASSES passes over the array.
 //   rand_hands   the same hands as each side's own hand object built before timing (OMPEval's
 //                omp::Hand, fairdeck's hand_accumulator, 16 bytes each; OMPEval's "Rand2").
-//   rand_batch   (fairdeck only) rand_cards through the batch interface (eval7_batch).
-//   rand_hbatch  (fairdeck only) rand_hands through the batch interface (eval_batch).
+//   rand_batch_K  (fairdeck only) rand_cards through the batch interface (eval7_batch), with
+//                 kernel K (scalar; avx512 where the CPU has it; eval7_batch without a kernel
+//                 picks the best, fp::hand_evaluator::best_kernel()).
 //   enum_nested  all 133,784,560 hands by five nested loops adding one card per level to the
 //                level above's hand object (OMPEval's "Seq" shape), once.
 //   enum_library (fairdeck only) all hands by the library's enumeration (for_each_hand<7>).
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 #include <vector>
 
 #if defined(DRIVER_FAIRDECK)
@@ -149,25 +151,18 @@ int main(int argc, char** argv) {
     report("rand_hands", static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
   }
 #if defined(DRIVER_FAIRDECK)
-  {  // rand_batch
-    std::uint64_t sum = 0;
+  using kernel = fp::hand_evaluator::eval_kernel;
+  for (const kernel k : {kernel::scalar, kernel::avx512}) {  // rand_batch per kernel
+    if (!fp::hand_evaluator::kernel_supported(k)) continue;
+    const std::string suffix = k == kernel::scalar ? "_scalar" : "_avx512";
     std::vector<fp::strength_t> out(n);
+    std::uint64_t sum = 0;
     const double t0 = cpu_seconds();
     for (int p = 0; p < passes; ++p) {
-      e.eval7_batch(cards.data(), n, out.data());
+      e.eval7_batch(k, cards.data(), n, out.data());
       for (const auto s : out) sum += value(s);
     }
-    report("rand_batch", static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
-  }
-  {  // rand_hbatch
-    std::uint64_t sum = 0;
-    std::vector<fp::strength_t> out(n);
-    const double t0 = cpu_seconds();
-    for (int p = 0; p < passes; ++p) {
-      e.eval_batch(hands.data(), n, out.data());
-      for (const auto s : out) sum += value(s);
-    }
-    report("rand_hbatch", static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
+    report(("rand_batch" + suffix).c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
   }
 #endif
   {  // enum_nested

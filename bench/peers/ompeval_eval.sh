@@ -9,9 +9,8 @@
 #   rand_cards  7 card indices per hand (one byte each, in the side's own encoding), the hand
 #               built inside the timed loop (OMPEval README's "Rand1")
 #   rand_hands  each side's own 16-byte hand object built before timing ("Rand2")
-#   rand_batch  fairdeck's batch interface on the rand_cards input (no OMPEval counterpart;
-#               the ratio is against OMPEval's rand_cards)
-#   rand_hbatch fairdeck's batch interface on the rand_hands input (against OMPEval's rand_hands)
+#   rand_batch_K fairdeck's batch call (eval7_batch) with kernel K (scalar; avx512 where the
+#               CPU has it) on the rand_cards input; the ratio is against OMPEval's rand_cards
 #   enum_nested all 133,784,560 hands, nested loops adding a card per level ("Seq")
 #   enum_library fairdeck's own enumeration (for_each_hand<7>) against OMPEval's enum_nested
 # The sides alternate for ROUNDS rounds. Prints per item the median over rounds of each side
@@ -50,7 +49,9 @@ for line in open(sys.argv[1]):
     side, rnd, item, rate, checksum = line.split()
     t.setdefault(item, {}).setdefault(side, []).append(float(rate))
     ck.setdefault(item, {}).setdefault(side, set()).add(checksum)
-peer = {"rand_batch": "rand_cards", "rand_hbatch": "rand_hands", "enum_library": "enum_nested"}
+peer = {"enum_library": "enum_nested"}
+for k in ("scalar", "avx512"):
+    peer["rand_batch_" + k] = "rand_cards"
 print(f"{'work':14} {'OMPEval M/s':>12} {'fairdeck M/s':>13} {'ratio':>6}  spread over rounds  checksums agree")
 for item, s in t.items():
     if "fairdeck" not in s: continue

@@ -1,6 +1,6 @@
-// Batch 7-card evaluation with run-time dispatch: a scalar kernel (the one-hand code in a
-// loop) and an AVX-512 kernel (target attributes + a run-time CPU check, so the library needs
-// no -march flag). The AVX-512 kernel evaluates 8 hands per step in 64-bit lanes:
+// Batch 7-card evaluation of card arrays with run-time dispatch: a scalar kernel (the one-hand
+// code in a loop) and an AVX-512 kernel (target attributes + a run-time CPU check, so the
+// library needs no -march flag). The AVX-512 kernel evaluates 8 hands per step in 64-bit lanes:
 //   card -> key: two byte-table lookups (vpermb, AVX512-VBMI) give each card's shift counts
 //                (3 * poker rank, 48 + 4 * suit); the key is the sum of 1 << count, as in
 //                detail::card_keys, so it is the scalar key bit for bit;
@@ -9,6 +9,10 @@
 //   flushes:     lanes whose suit counters show a flush (about 3 % of random hands) are
 //                redone by the scalar code.
 // Hence the kernels agree on every hand; tests/poker_eval_kernels_test.cpp checks all of them.
+// Measured on AMD Zen 4 under load (bench/peers/ompeval_eval.sh, docs/poker.md): the kernel
+// beats the scalar loop on card arrays (it builds 8 keys at once); on ready-made hand
+// accumulators the two gathers lost to the one-hand loop (so there is no batch call for them),
+// and a scalar kernel staged over blocks of 32 hands with prefetches lost to the plain loop.
 #include <array>
 
 #include "fairdeck/poker/hand_eval.hpp"
@@ -109,24 +113,6 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
   for (; i < n; ++i) out[i] = ev.eval7(cards + 7 * i);
 }
 
-FAIRDECK_AVX512_TARGET void eval_hands_avx512(const hand_evaluator& ev, const table_view& t,
-                                              const hand_accumulator* hands, std::size_t n, strength_t* out) {
-  static_assert(sizeof(hand_accumulator) == 16);
-  const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);  // the keys of 8 hands
-  const __m512i flush = _mm512_set1_epi64(static_cast<long long>(detail::flush_bits));
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const auto* p = reinterpret_cast<const std::uint64_t*>(hands + i);
-    const __m512i key = _mm512_permutex2var_epi64(_mm512_loadu_si512(p), even, _mm512_loadu_si512(p + 8));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), by_ranks8(t, key));
-    for (unsigned m = _mm512_test_epi64_mask(key, flush); m; m &= m - 1) {
-      const unsigned j = static_cast<unsigned>(__builtin_ctz(m));
-      out[i + j] = ev.eval(hands[i + j]);
-    }
-  }
-  for (; i < n; ++i) out[i] = ev.eval(hands[i]);
-}
-
 bool avx512_supported() noexcept {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -157,22 +143,9 @@ void hand_evaluator::eval7_batch(eval_kernel k, const card_t* cards, std::size_t
   for (std::size_t i = 0; i < n; ++i) out[i] = eval7(cards + 7 * i);
 }
 
-void hand_evaluator::eval_batch(eval_kernel k, const hand_accumulator* hands, std::size_t n,
-                                strength_t* out) const noexcept {
-#if FAIRDECK_EVAL_AVX512
-  if (k == eval_kernel::avx512)
-    return eval_hands_avx512(*this, {multiplier_, displacement_.data(), values_.data()}, hands, n, out);
-#endif
-  (void)k;
-  for (std::size_t i = 0; i < n; ++i) out[i] = eval(hands[i]);
-}
-
 void hand_evaluator::eval7_batch(const card_t* cards, std::size_t n, strength_t* out) const noexcept {
   eval7_batch(best_kernel(), cards, n, out);
 }
 
-void hand_evaluator::eval_batch(const hand_accumulator* hands, std::size_t n, strength_t* out) const noexcept {
-  eval_batch(best_kernel(), hands, n, out);
-}
 
 }  // namespace fairdeck::poker

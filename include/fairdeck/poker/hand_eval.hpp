@@ -114,23 +114,20 @@ class hand_evaluator {
   [[nodiscard]] strength_t by_flush_mask(unsigned mask) const noexcept { return flush_[mask & 0x1fff]; }
 
   // Batch evaluation: out[i] = eval7(cards + 7 * i) for i < n (7 cards per hand, back to
-  // back), and out[i] = eval(hands[i]). Same contract as the one-hand calls (unchecked). The
-  // work is done by the best kernel this CPU runs (run-time dispatch; see eval_kernel): the
-  // AVX-512 kernel evaluates 8 hands per step with vector gathers into the same tables, so
-  // every kernel gives the same strengths (tests/poker_eval_kernels_test.cpp checks all
-  // 133,784,560 hands). The scalar kernel is the one-hand loop.
+  // back). Same contract as eval7 (unchecked). Runs the best kernel this CPU has (run-time
+  // dispatch, see eval_kernel): the AVX-512 kernel builds and hashes 8 hands' keys per step
+  // with vector gathers into the same tables, so every kernel gives the same strengths
+  // (tests/poker_eval_kernels_test.cpp checks all 133,784,560 hands).
   void eval7_batch(const card_t* cards, std::size_t n, strength_t* out) const noexcept;
-  void eval_batch(const hand_accumulator* hands, std::size_t n, strength_t* out) const noexcept;
 
   enum class eval_kernel : std::uint8_t { scalar, avx512 };
-  // The kernel the batch calls use on this CPU, whether a kernel runs here, and the batch
-  // calls through a given kernel (for tests and benchmarks; the kernel must be supported).
+  // The kernel eval7_batch uses on this CPU, whether a kernel runs here, and eval7_batch
+  // through a given kernel (for tests and benchmarks; the kernel must be supported).
   [[nodiscard]] static eval_kernel best_kernel() noexcept;
   [[nodiscard]] static bool kernel_supported(eval_kernel k) noexcept;
   void eval7_batch(eval_kernel k, const card_t* cards, std::size_t n, strength_t* out) const noexcept;
-  void eval_batch(eval_kernel k, const hand_accumulator* hands, std::size_t n, strength_t* out) const noexcept;
 
-  static constexpr unsigned bucket_bits = 13;
+  static constexpr unsigned bucket_bits = 14;
   static constexpr unsigned slot_bits = 17;
   static constexpr unsigned slots = 1u << slot_bits;
 
