@@ -84,7 +84,9 @@ TEST(PokerEvalKernels, EveryKernelAgreesOnAllSevenCardHands) {
     hands_seen += n;
   });
   EXPECT_EQ(bad, 0u);
-  if (!FAIRDECK_POKER_SANITIZED) EXPECT_EQ(hands_seen, 133784560u);
+  if (!FAIRDECK_POKER_SANITIZED) {
+    EXPECT_EQ(hands_seen, 133784560u);
+  }
 }
 
 TEST(PokerEvalKernels, EmptyAndShortBatches) {
