@@ -41,8 +41,8 @@ void for_each_batch(Flush&& flush) {
       }
       return;
     }
-    // Under sanitizers, the first card of 7-card hands is one of 4 (a stated subset).
-    const card_t last = FAIRDECK_POKER_SANITIZED && depth == 0 && K == 7 ? 4 : static_cast<card_t>(52 - (K - depth) + 1);
+    // Under sanitizers, 7-card hands with the first card 0 only (18,009,460 hands, a stated subset).
+    const card_t last = FAIRDECK_POKER_SANITIZED && depth == 0 && K == 7 ? 1 : static_cast<card_t>(52 - (K - depth) + 1);
     for (card_t x = from; x < last; ++x) {
       c[depth] = x;
       self(self, depth + 1, static_cast<card_t>(x + 1), h + x);

@@ -354,6 +354,12 @@ double fixed_assignment_cost(unsigned need, std::size_t players) {
 
 constexpr std::uint64_t max_assignment_major = 100'000;
 
+// Board-major scores 3+ players with the general loop (best of n, ties, shares), measured at
+// about 4 units per assignment and board against the heads-up loops' 1 (AKs,QQ,JTs on Qh9h2c:
+// 7.4 ns per assignment-board; AA,KK,QQ / AKs,QQ,JTs,99 on a flop: board-major 3-4x slower
+// than assignment-major, which the unit model chose against). Used only to choose the method.
+constexpr double multiway_scoring = 4;
+
 double board_major_cost(const equity_input& in, double assignments, double combos, double symmetry) {
   std::size_t rem = cards_per_deck - in.board.size() - in.dead.size();
   for (const auto& r : in.ranges) rem -= r.size() == 1 ? 2 : 0;  // fixed hands never reach the board
@@ -395,8 +401,9 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     double combos = 0;
     for (const auto& r : in.ranges) combos += static_cast<double>(r.size());
     const double symmetry = static_cast<double>(group.size() + 1);
+    const double scoring = pl.n >= 3 ? multiway_scoring : 1;
     const bool cheaper = static_cast<double>(reps.size()) * fixed_assignment_cost(pl.need, pl.n) <
-                         board_major_cost(in, static_cast<double>(pl.assignments), combos, symmetry);
+                         board_major_cost(in, scoring * static_cast<double>(pl.assignments), combos, symmetry);
     if (method == exact_method::assignment_major || cheaper) {
       equity_result out = internal::fixed_assignments_equity(in, reps, total, threads, rc);
       out.assignments = pl.assignments;
