@@ -42,7 +42,8 @@ void for_each_batch(Flush&& flush) {
       return;
     }
     // Under sanitizers, 7-card hands with the first card 0 only (18,009,460 hands, a stated subset).
-    const card_t last = FAIRDECK_POKER_SANITIZED && depth == 0 && K == 7 ? 1 : static_cast<card_t>(52 - (K - depth) + 1);
+    const card_t last = FAIRDECK_POKER_SANITIZED && depth == 0 && K == 7 ? 1
+                                                                         : static_cast<card_t>(52 - (K - depth) + 1);
     for (card_t x = from; x < last; ++x) {
       c[depth] = x;
       self(self, depth + 1, static_cast<card_t>(x + 1), h + x);
@@ -91,8 +92,8 @@ TEST(PokerEvalKernels, EveryKernelAgreesOnAllSevenCardHands) {
 
 TEST(PokerEvalKernels, EmptyAndShortBatches) {
   const auto& ev = fp::hand_evaluator::instance();
-  const std::array<card_t, 21> cards{0, 13, 26, 39, 1, 14, 27,  // four aces, deuce, deuce, deuce
-                                     0, 1, 2, 3, 4, 20, 33,       // A-5 straight flush in clubs
+  const std::array<card_t, 21> cards{0,  13, 26, 39, 1,  14, 27,  // four aces, deuce, deuce, deuce
+                                     0,  1,  2,  3,  4,  20, 33,  // A-5 straight flush in clubs
                                      12, 25, 38, 51, 11, 24, 37};
   std::array<fp::strength_t, 3> got{};
   for (const kernel k : all_kernels) {

@@ -105,7 +105,8 @@ std::uint16_t eval_hand(const omp::HandEvaluator& e, const hand_t& h) { return e
 #endif
 
 void report(const char* name, std::uint64_t evals, double seconds, std::uint64_t sum) {
-  std::printf("%s\t%.1f\t%llu\n", name, 1e-6 * static_cast<double>(evals) / seconds, static_cast<unsigned long long>(sum));
+  std::printf("%s\t%.1f\t%llu\n", name, 1e-6 * static_cast<double>(evals) / seconds,
+              static_cast<unsigned long long>(sum));
 }
 
 }  // namespace
@@ -194,7 +195,8 @@ int main(int argc, char** argv) {
   {  // enum_library
     std::uint64_t sum = 0;
     const double t0 = cpu_seconds();
-    for (unsigned first = 0; first < 46; ++first) fp::for_each_hand<7>(first, [&](fp::strength_t s) { sum += value(s); });
+    for (unsigned first = 0; first < 46; ++first)
+      fp::for_each_hand<7>(first, [&](fp::strength_t s) { sum += value(s); });
     report("enum_library", 133784560, cpu_seconds() - t0, sum);
   }
 #endif

@@ -68,12 +68,13 @@ struct table_view {
 
 // Strengths of 8 keys with no flush (the flush lanes give garbage, fixed by the caller).
 FAIRDECK_AVX512_TARGET inline __m128i by_ranks8(const table_view& t, __m512i key) {
-  const __m512i h = _mm512_mullo_epi64(_mm512_and_si512(key, _mm512_set1_epi64(static_cast<long long>(detail::rank_bits))),
+  const __m512i h = _mm512_mullo_epi64(_mm512_and_si512(key,
+                                                        _mm512_set1_epi64(static_cast<long long>(detail::rank_bits))),
                                        _mm512_set1_epi64(static_cast<long long>(t.multiplier)));
   const __m512i bucket = _mm512_srli_epi64(h, 64 - hand_evaluator::bucket_bits);
-  const __m256i slot = _mm512_cvtepi64_epi32(_mm512_and_si512(
-      _mm512_srli_epi64(h, 64 - hand_evaluator::bucket_bits - hand_evaluator::slot_bits),
-      _mm512_set1_epi64(hand_evaluator::slots - 1)));
+  const __m256i slot = _mm512_cvtepi64_epi32(
+      _mm512_and_si512(_mm512_srli_epi64(h, 64 - hand_evaluator::bucket_bits - hand_evaluator::slot_bits),
+                       _mm512_set1_epi64(hand_evaluator::slots - 1)));
   // 32-bit gathers of the 16-bit entries (the 2 bytes above the last entry are the next
   // member of hand_evaluator), masked to 16 bits.
   const __m256i low16 = _mm256_set1_epi32(0xffff);
@@ -95,7 +96,7 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const card_t* c = cards + 7 * i;
-    const __m512i a = _mm512_loadu_si512(c);                       // words 0..31
+    const __m512i a = _mm512_loadu_si512(c);                         // words 0..31
     const __m512i b = _mm512_maskz_loadu_epi16(0x00ffffff, c + 32);  // words 32..55
     __m512i key = start;
     for (unsigned k = 0; k < 7; ++k) {
