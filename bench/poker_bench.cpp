@@ -52,6 +52,23 @@ void BM_EvalRandom(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
 }
 BENCHMARK(BM_EvalRandom<7>)->Arg(0)->Arg(1 << 12)->Arg(1 << 20);
+
+// The same hands through eval7_batch with each kernel this CPU has (0 = scalar, 1 = AVX-512);
+// baseline: BM_EvalRandom<7>/0 (one-hand loop) in the same run.
+void BM_EvalRandomBatch7(benchmark::State& state) {
+  const auto kernel = static_cast<fp::hand_evaluator::eval_kernel>(state.range(0));
+  if (!fp::hand_evaluator::kernel_supported(kernel)) return state.SkipWithError("kernel not supported on this CPU");
+  const auto hands = random_hands(kRandomHands, 7);
+  const auto& ev = fp::hand_evaluator::instance();
+  std::vector<fp::strength_t> out(kRandomHands);
+  for (auto _ : state) {
+    ev.eval7_batch(kernel, hands.data(), kRandomHands, out.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRandomHands));
+}
+BENCHMARK(BM_EvalRandomBatch7)->Arg(0)->Arg(1);
 BENCHMARK(BM_EvalRandom<6>)->Arg(0);
 BENCHMARK(BM_EvalRandom<5>)->Arg(0);
 

@@ -11,8 +11,9 @@
 //    board compares stored strengths.
 // 4. Suit isomorphism (internal/suit_symmetry.hpp): completions are counted once per orbit of
 //    the input's symmetry group, with the orbit's size as an integer weight.
-// Work items are the first two completion cards, handed to the poker module's parallel helper;
-// per-item tallies are summed in item order, so results never depend on the thread count.
+// Work items are the first two completion cards (the first one when two are missing), handed
+// to the poker module's parallel helper; per-item tallies are summed in item order, so results
+// never depend on the thread count.
 // Fixed hands (one assignment, no weights) take internal/fixed_hands.hpp's rank-multiset count.
 #include <algorithm>
 #include <array>
@@ -353,6 +354,12 @@ double fixed_assignment_cost(unsigned need, std::size_t players) {
 
 constexpr std::uint64_t max_assignment_major = 100'000;
 
+// Board-major scores 3+ players with the general loop (best of n, ties, shares), measured at
+// about 4 units per assignment and board against the heads-up loops' 1 (AKs,QQ,JTs on Qh9h2c:
+// 7.4 ns per assignment-board; AA,KK,QQ / AKs,QQ,JTs,99 on a flop: board-major 3-4x slower
+// than assignment-major, which the unit model chose against). Used only to choose the method.
+constexpr double multiway_scoring = 4;
+
 double board_major_cost(const equity_input& in, double assignments, double combos, double symmetry) {
   std::size_t rem = cards_per_deck - in.board.size() - in.dead.size();
   for (const auto& r : in.ranges) rem -= r.size() == 1 ? 2 : 0;  // fixed hands never reach the board
@@ -394,8 +401,9 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     double combos = 0;
     for (const auto& r : in.ranges) combos += static_cast<double>(r.size());
     const double symmetry = static_cast<double>(group.size() + 1);
+    const double scoring = pl.n >= 3 ? multiway_scoring : 1;
     const bool cheaper = static_cast<double>(reps.size()) * fixed_assignment_cost(pl.need, pl.n) <
-                         board_major_cost(in, static_cast<double>(pl.assignments), combos, symmetry);
+                         board_major_cost(in, scoring * static_cast<double>(pl.assignments), combos, symmetry);
     if (method == exact_method::assignment_major || cheaper) {
       equity_result out = internal::fixed_assignments_equity(in, reps, total, threads, rc);
       out.assignments = pl.assignments;
@@ -405,14 +413,16 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
   }
   const internal::completion_orbits orbits(group);
   const std::size_t d = pl.deck.size();
-  // Items: the first two completion cards (positions i < j), or the first one, or one item.
+  // Items: the first two completion cards (positions i < j) when 3+ cards are missing, else
+  // the first one (a two-card item would be one board: per-item costs - its tally, the lock,
+  // the progress report - then outweighed small queries' work), or one item.
   std::vector<std::pair<std::uint16_t, std::uint16_t>> firsts;
-  if (pl.need >= 2) {
+  if (pl.need >= 3) {
     for (std::size_t i = 0; i + pl.need <= d; ++i)
       for (std::size_t j = i + 1; j + pl.need - 1 <= d; ++j)
         firsts.push_back({static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j)});
-  } else if (pl.need == 1) {
-    for (std::size_t i = 0; i < d; ++i) firsts.push_back({static_cast<std::uint16_t>(i), 0});
+  } else if (pl.need >= 1) {
+    for (std::size_t i = 0; i + pl.need <= d; ++i) firsts.push_back({static_cast<std::uint16_t>(i), 0});
   } else {
     firsts.push_back({0, 0});
   }
@@ -427,8 +437,10 @@ equity_result exact_equity(const equity_input& in, unsigned threads, const run_c
     item_tally& t = items[item];
     auto on_board = [&](const board_state& b) { scorers[worker](b, t); };
     const auto [i, j] = firsts[item];
-    if (pl.need >= 2) {
+    if (pl.need >= 3) {
       completions(pl.need - 2, rs, pl.deck, j + 1u, add(rs, add(rs, pl.board0, pl.deck[i]), pl.deck[j]), on_board);
+    } else if (pl.need == 2) {
+      completions(1, rs, pl.deck, i + 1u, add(rs, pl.board0, pl.deck[i]), on_board);
     } else if (pl.need == 1) {
       on_board(add(rs, pl.board0, pl.deck[i]));
     } else {

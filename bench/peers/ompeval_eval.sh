@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# fairdeck's 7-card evaluator against OMPEval's HandEvaluator (zekyll/OMPEval), side by side on
+# this machine, one thread, CPU time. Fetches nothing: give it a checkout of OMPEval's sources.
+#   bench/peers/ompeval_eval.sh OMPEVAL_SRC [ROUNDS=5] [HANDS=4000000] [PASSES=5]
+# Builds bench/peers/eval_driver.cpp twice: against OMPEval (omp/HandEvaluator.cpp, g++ -O3
+# -march=native, as its Makefile with the machine's best flags) and against the shipped
+# build/release/libfairdeck.a (g++ -O3, generic x86-64 as installed; the library picks its
+# AVX2/AVX-512 kernels at run time). Both sides evaluate the same pregenerated random hands:
+#   rand_cards  7 card indices per hand (one byte each, in the side's own encoding), the hand
+#               built inside the timed loop (OMPEval README's "Rand1")
+#   rand_hands  each side's own 16-byte hand object built before timing ("Rand2")
+#   rand_batch_K fairdeck's batch call (eval7_batch) with kernel K (scalar; avx512 where the
+#               CPU has it) on the rand_cards input; the ratio is against OMPEval's rand_cards
+#   enum_nested all 133,784,560 hands, nested loops adding a card per level ("Seq")
+#   enum_library fairdeck's own enumeration (for_each_hand<7>) against OMPEval's enum_nested
+# The sides alternate for ROUNDS rounds. Prints per item the median over rounds of each side
+# (M evaluations/s of CPU time), the ratio (fairdeck / OMPEval, > 1 = fairdeck faster), its
+# spread over rounds, the load average, and whether the checksums agree (same hands, same values).
+set -euo pipefail
+src=${1:?usage: bench/peers/ompeval_eval.sh OMPEVAL_SRC [ROUNDS] [HANDS] [PASSES]}
+rounds=${2:-5} hands=${3:-4000000} passes=${4:-5}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+lib=$root/build/release/libfairdeck.a
+[[ -f $src/omp/HandEvaluator.cpp ]] || { echo "ompeval_eval.sh: $src is not an OMPEval checkout (no omp/HandEvaluator.cpp)" >&2; exit 2; }
+[[ -f $lib ]] || { echo "ompeval_eval.sh: $lib missing: build the release preset first (cmake --workflow --preset release)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "building OMPEval's evaluator (g++ -O3 -march=native) and the fairdeck driver (g++ -O3)..." >&2
+# The compile fixes of ompeval.sh, on a copy (the checkout is left as it is).
+cp -r "$src/omp" "$src/libdivide" "$work/"
+sed -i 's/static uint64_t min()/static constexpr uint64_t min()/; s/static uint64_t max()/static constexpr uint64_t max()/' \
+  "$work/omp/Random.h"
+g++ -O3 -march=native -std=c++11 -include functional -I "$work" -DDRIVER_OMPEVAL "$root/bench/peers/eval_driver.cpp" \
+  "$work/omp/HandEvaluator.cpp" -o "$work/ompeval"
+g++ -O3 -std=c++20 -I "$root/include" -DDRIVER_FAIRDECK "$root/bench/peers/eval_driver.cpp" "$lib" \
+  $(pkg-config --libs libsodium fmt) -lz -pthread -o "$work/fairdeck"
+for ((r = 1; r <= rounds; ++r)); do
+  for side in ompeval fairdeck; do
+    "$work/$side" "$hands" "$passes" | sed "s/^/$side\t$r\t/" >>"$work/times"
+  done
+  echo "round $r of $rounds done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+done
+echo "# $(date -u +%FT%TZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), one thread, CPU time," \
+  "$rounds rounds, $hands random hands x $passes passes, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$work/times" <<'PY'
+import statistics, sys
+t, ck = {}, {}
+for line in open(sys.argv[1]):
+    side, rnd, item, rate, checksum = line.split()
+    t.setdefault(item, {}).setdefault(side, []).append(float(rate))
+    ck.setdefault(item, {}).setdefault(side, set()).add(checksum)
+peer = {"enum_library": "enum_nested"}
+for k in ("scalar", "avx512"):
+    peer["rand_batch_" + k] = "rand_cards"
+print(f"{'work':14} {'OMPEval M/s':>12} {'fairdeck M/s':>13} {'ratio':>6}  spread over rounds  checksums agree")
+for item, s in t.items():
+    if "fairdeck" not in s: continue
+    p = peer.get(item, item)
+    o, f = statistics.median(t[p]["ompeval"]), statistics.median(s["fairdeck"])
+    ratios = sorted(b / a for a, b in zip(t[p]["ompeval"], s["fairdeck"]))
+    agree = ck[item]["fairdeck"] == ck[p]["ompeval"] and len(ck[item]["fairdeck"]) == 1
+    print(f"{item:14} {o:12.1f} {f:13.1f} {f / o:6.2f}  {ratios[0]:.2f}..{ratios[-1]:.2f}          {'yes' if agree else 'NO'}")
+PY
