@@ -203,7 +203,8 @@ class bulk_shuffle {
       }
       cut[k] = at;
     }
-    parallel_for(parts, parts, run_control{}, [&](std::uint64_t k, unsigned) {
+    // the records before each part (the last part's own count is not needed)
+    parallel_for(parts - 1, parts, run_control{}, [&](std::uint64_t k, unsigned) {
       const std::uint64_t bytes = cut[k + 1] - cut[k];
       count[k] = fmt_.record_size ? bytes / fmt_.record_size
                                   : static_cast<std::uint64_t>(std::count(data + cut[k], data + cut[k + 1], fmt_.delimiter));
