@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -393,6 +394,13 @@ std::optional<record_source::mapped_records> record_reader::map_records(std::uin
       continue;
     }
     if (!in.map) {
+      // Under an address-space limit (ulimit -v) the mapping would eat the headroom the
+      // memory budget was computed from: read instead.
+      struct rlimit as {};
+      if (::getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY) {
+        in.map_failed = true;
+        return std::nullopt;
+      }
       void* m = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, in.fd, 0);
       if (m == MAP_FAILED) {
         in.map_failed = true;

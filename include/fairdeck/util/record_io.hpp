@@ -91,7 +91,8 @@ class record_source {
   // `cap` bytes of whole records straight from a memory-mapped input (mmap(2) of a regular,
   // uncompressed file, whose pages are then the page cache's own: no copy, and no fresh
   // memory to be zeroed). nullopt where the source cannot map (a pipe, gzip, a last record
-  // without its delimiter, a record longer than `cap`, the end): read_records then takes
+  // without its delimiter, a record longer than `cap`, an address-space limit (ulimit -v:
+  // the mapping would use the headroom), the end): read_records then takes
   // over at the same place; next(), read_records and map_records may be mixed. The
   // view stays valid while `keep` lives. A mapped input must not shrink while it is read
   // (another process truncating it is a SIGBUS, as for any program that maps its input).
