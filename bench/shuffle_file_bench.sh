@@ -7,7 +7,8 @@
 #   external   — the disk limit: the time to read the data twice and write it twice with
 #                cat and sync (issue goal: >= 70 % of it under --memory).
 # Each case runs ROUNDS times (default 3) after one warm-up read of the input; medians are
-# printed. HUGE=1 adds the 10.5 GB file under --memory 1G (needs ~45 GB free).
+# printed. HUGE=1 adds the 10.5 GB file under --memory 1G (needs ~45 GB free); EXTERNAL=0 skips
+# the external part. Against terashuf beyond RAM: bench/peers/terashuf.sh.
 # Usage: bench/shuffle_file_bench.sh [fairdeck binary] [work dir]
 set -eu
 F=$(realpath "${1:-build/release/fairdeck}")
@@ -18,7 +19,7 @@ mkdir -p "$W" && cd "$W"
 # every large allocation reclaim pages first, which slows both sides by up to 2x.
 if [ "${DROP_CACHES:-0}" = 1 ]; then sync; echo 1 > /proc/sys/vm/drop_caches; fi
 [ -f small.txt ] || awk 'BEGIN{for(i=0;i<9000000;i++) printf "record %09d some payload text %d\n", i, i*7}' > small.txt
-[ -f big.txt ] || (for k in 1 2 3 4 5; do cat small.txt; done) > big.txt
+[ "${EXTERNAL:-1}" = 0 ] || [ -f big.txt ] || (for k in 1 2 3 4 5; do cat small.txt; done) > big.txt
 if [ "${HUGE:-0}" = 1 ] && [ ! -f huge.txt ]; then (for k in 1 2 3 4 5 6; do cat big.txt; done) > huge.txt; fi
 
 # seconds of one run of "$@" (stdout discarded, stderr kept quiet); fails loudly
@@ -85,6 +86,8 @@ case_ fd_64M "$F" shuffle-file small.txt --seed 1 --memory 64M -o out_fd3.txt
 cmp out_fd.txt out_fd1.txt && cmp out_fd.txt out_fd2.txt && cmp out_fd.txt out_fd3.txt && echo "same output for every mode"
 echo "shuf / fairdeck (> file): $(ratio "$M_shuf" "$M_fd_stdout")x   (-o, fsync'd): $(ratio "$M_shuf" "$M_fd_o")x"
 
+# EXTERNAL=0: the in-memory part only
+[ "${EXTERNAL:-1}" = 1 ] || exit 0
 echo "== external: big.txt ($(du -h big.txt | cut -f1))"
 cat big.txt > /dev/null
 case_ disk_big disk big.txt
