@@ -1,10 +1,14 @@
 #!/bin/bash
 # shuffle-file against its baselines, measured in the same run (ratios are what count):
-#   in memory  — GNU shuf on the same 350 MB file (issue goal: >= 3x faster);
+#   in memory  — GNU shuf on the same ~400 MB file (issue goal: >= 3x faster until the output
+#                is durably on disk: both sides write a file and `sync FILE` (fsync of that
+#                file alone) is part of the time; fairdeck -o fsyncs already, so its sync
+#                finds nothing left; sides alternated, per-round ratios, load recorded);
 #   external   — the disk limit: the time to read the data twice and write it twice with
 #                cat and sync (issue goal: >= 70 % of it under --memory).
 # Each case runs ROUNDS times (default 3) after one warm-up read of the input; medians are
-# printed. HUGE=1 adds the 10.5 GB file under --memory 1G (needs ~45 GB free).
+# printed. HUGE=1 adds the 10.5 GB file under --memory 1G (needs ~45 GB free); EXTERNAL=0 skips
+# the external part. Against terashuf beyond RAM: bench/peers/terashuf.sh.
 # Usage: bench/shuffle_file_bench.sh [fairdeck binary] [work dir]
 set -eu
 F=$(realpath "${1:-build/release/fairdeck}")
@@ -14,8 +18,8 @@ mkdir -p "$W" && cd "$W"
 # DROP_CACHES=1 (root): start from an empty page cache. A cache filled by earlier runs makes
 # every large allocation reclaim pages first, which slows both sides by up to 2x.
 if [ "${DROP_CACHES:-0}" = 1 ]; then sync; echo 1 > /proc/sys/vm/drop_caches; fi
-[ -f small.txt ] || awk 'BEGIN{for(i=0;i<8000000;i++) printf "record %09d some payload text %d\n", i, i*7}' > small.txt
-[ -f big.txt ] || (for k in 1 2 3 4 5; do cat small.txt; done) > big.txt
+[ -f small.txt ] || awk 'BEGIN{for(i=0;i<9000000;i++) printf "record %09d some payload text %d\n", i, i*7}' > small.txt
+[ "${EXTERNAL:-1}" = 0 ] || [ -f big.txt ] || (for k in 1 2 3 4 5; do cat small.txt; done) > big.txt
 if [ "${HUGE:-0}" = 1 ] && [ ! -f huge.txt ]; then (for k in 1 2 3 4 5 6; do cat big.txt; done) > huge.txt; fi
 
 # seconds of one run of "$@" (stdout discarded, stderr kept quiet); fails loudly
@@ -38,6 +42,21 @@ case_() {
   eval "M_$(echo "$name" | tr -c 'a-zA-Z0-9\n' '_')=$m"
 }
 ratio() { awk "BEGIN{printf \"%.2f\", $1 / $2}"; }
+# alternate NAME_A "CMD_A" NAME_B "CMD_B": ROUNDS rounds, A first in odd rounds and B first in
+# even ones; prints each round's times, the ratio A / B of that round and the load average, then
+# the medians, the ratio of the medians and the spread (min..max) of the per-round ratios.
+alternate() {
+  local na=$1 ca=$2 nb=$3 cb=$4 r ta tb ratios="" as="" bs=""
+  for r in $(seq "$ROUNDS"); do
+    if [ $((r % 2)) = 1 ]; then ta=$(t sh -c "$ca"); tb=$(t sh -c "$cb"); else tb=$(t sh -c "$cb"); ta=$(t sh -c "$ca"); fi
+    as="$as $ta"; bs="$bs $tb"; ratios="$ratios $(ratio "$ta" "$tb")"
+    printf '  round %d: %s %s s, %s %s s, ratio %s (load %s)\n' "$r" "$na" "$ta" "$nb" "$tb" "$(ratio "$ta" "$tb")" "$(cut -d' ' -f1 /proc/loadavg)"
+  done
+  local ma mb lo hi
+  ma=$(echo "$as" | median); mb=$(echo "$bs" | median)
+  lo=$(echo "$ratios" | tr ' ' '\n' | grep . | sort -n | head -1); hi=$(echo "$ratios" | tr ' ' '\n' | grep . | sort -n | tail -1)
+  printf '%s median %s s, %s median %s s: ratio %s (per round %s..%s)\n' "$na" "$ma" "$nb" "$mb" "$(ratio "$ma" "$mb")" "$lo" "$hi"
+}
 disk() { cat "$1" > c1 && sync c1 && cat c1 > c2 && sync c2; rm -f c1 c2; }
 # The issue's definition, literally: the disk's own sequential speeds, without the page cache
 # (O_DIRECT): one direct read of the file and one direct, fsync'd write of as many bytes;
@@ -54,8 +73,11 @@ direct_limit() {
   echo "disk limit at the disk's own speeds (2 x direct read + 2 x direct write): $v s"
 }
 
-echo "== in memory: small.txt ($(du -h small.txt | cut -f1)), $(nproc) cores"
+echo "== in memory: small.txt ($(du -h small.txt | cut -f1)), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 cat small.txt > /dev/null
+echo "durable (the user's view): each side writes a file, then sync FILE, in the time"
+alternate shuf "shuf small.txt > out_shuf.txt && sync out_shuf.txt" fairdeck \
+  "$F shuffle-file small.txt --seed 1 -o out_fd0.txt && sync out_fd0.txt"
 case_ shuf sh -c "shuf small.txt > out_shuf.txt"
 case_ fd_stdout sh -c "$F shuffle-file small.txt --seed 1 > out_fd.txt"
 case_ fd_o "$F" shuffle-file small.txt --seed 1 -o out_fd1.txt
@@ -64,6 +86,8 @@ case_ fd_64M "$F" shuffle-file small.txt --seed 1 --memory 64M -o out_fd3.txt
 cmp out_fd.txt out_fd1.txt && cmp out_fd.txt out_fd2.txt && cmp out_fd.txt out_fd3.txt && echo "same output for every mode"
 echo "shuf / fairdeck (> file): $(ratio "$M_shuf" "$M_fd_stdout")x   (-o, fsync'd): $(ratio "$M_shuf" "$M_fd_o")x"
 
+# EXTERNAL=0: the in-memory part only
+[ "${EXTERNAL:-1}" = 1 ] || exit 0
 echo "== external: big.txt ($(du -h big.txt | cut -f1))"
 cat big.txt > /dev/null
 case_ disk_big disk big.txt

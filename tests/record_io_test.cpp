@@ -170,3 +170,73 @@ TEST_F(RecordIo, PutBlockWritesWhatPutWouldWrite) {
 }
 
 }  // namespace
+
+// map_records hands out the same records as read_records, without a copy, from regular
+// files; it gives way (nullopt) to read_records for what it cannot map — a gzip input, what
+// next() buffered, a last record without its delimiter, a record longer than the block —
+// and the two mixed give exactly the bytes, records and shape of read_records alone.
+TEST_F(RecordIo, MappedBlocksMixWithReadBlocksAndKeepTheBytes) {
+  std::string big;
+  for (int i = 0; i < 20000; ++i) big += "line " + std::to_string(i * 7919 % 100003) + (i % 13 ? "\n" : "\r\n");
+  const auto a = file("a.txt", big);
+  const auto b = file("b.txt", "short\nlast-no-newline");
+  const auto c = gz_file("c.txt.gz", "g1\ng2\n");
+  const auto d = file("d.txt", "");
+  const auto e = file("e.txt", "after-empty\n");
+  const std::vector<std::string> inputs{a, b, c, d, e};
+  std::uint64_t want_records = 0;
+  std::string want;
+  {
+    record_reader r(inputs, record_format{}, 100);
+    want = read_all(r, 4096, 1, &want_records);
+  }
+  for (const std::uint64_t cap : {std::uint64_t{120}, std::uint64_t{4096}, std::uint64_t{1} << 20}) {
+    for (const bool skip_first : {false, true}) {
+      record_reader r(inputs, record_format{}, 100);
+      std::string got, block(static_cast<std::size_t>(cap), '\0');
+      std::uint64_t records = 0, mapped = 0;
+      std::string_view rec;
+      if (skip_first) {  // next() buffers part of the file: the blocks go on after it
+        ASSERT_TRUE(r.next(rec));
+        got.append(rec);
+        got += '\n';
+        ++records;
+      }
+      for (int k = 0;; ++k) {
+        if (auto m = k % 3 == 2 ? std::nullopt : r.map_records(cap)) {  // every third block read instead
+          ASSERT_GT(m->bytes, 0u);
+          EXPECT_LE(m->bytes, cap);
+          EXPECT_EQ(m->data[m->bytes - 1], '\n');
+          EXPECT_EQ(m->records, static_cast<std::uint64_t>(std::count(m->data, m->data + m->bytes, '\n')));
+          got.append(m->data, static_cast<std::size_t>(m->bytes));
+          records += m->records;
+          ++mapped;
+          continue;
+        }
+        const records_read rr = r.read_records(block.data(), cap, 2);
+        if (rr.bytes == 0) break;
+        got.append(block.data(), static_cast<std::size_t>(rr.bytes));
+        records += rr.records;
+      }
+      EXPECT_TRUE(got == want) << cap << " " << skip_first;  // (not EXPECT_EQ: no diff of 200 KB)
+      EXPECT_EQ(records, want_records);
+      EXPECT_EQ(r.records(), want_records);
+      EXPECT_EQ(r.bytes_read(), big.size() + 21 + 6 + 12);
+      EXPECT_TRUE(r.ended_with_delimiter());  // e.txt ends with one
+      EXPECT_GT(mapped, 0u) << cap;
+    }
+  }
+  // Fixed-size records: whole records only; a file that is not whole records still fails.
+  record_reader f({file("f.bin", std::string(4000, 'x'))}, record_format{'\n', 16}, 16);
+  std::uint64_t fixed = 0;
+  while (auto m = f.map_records(1000)) {
+    EXPECT_EQ(m->bytes % 16, 0u);
+    fixed += m->records;
+  }
+  EXPECT_EQ(fixed, 250u);
+  // A record longer than the block is not mapped: read_records reports it.
+  record_reader l({file("l.txt", std::string(300, 'y') + "\n")}, record_format{}, 100);
+  EXPECT_FALSE(l.map_records(200).has_value());
+  std::string small(200, '\0');
+  EXPECT_THROW((void)l.read_records(small.data(), 200, 1), record_too_long);
+}

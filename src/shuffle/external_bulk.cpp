@@ -2,8 +2,10 @@
 // hand out whole blocks of records (record_source::bulk_format: files, standard input, gzip).
 // Same order as the record-at-a-time path — it is defined by the keys alone — but every
 // stage runs on all threads:
-//   1. blocks of records are read with parallel preads (record_reader::read_records) and
-//      stay in memory as read; nothing is copied per record;
+//   1. blocks of records are mapped from the input file (record_source::map_records: no
+//      copy, no fresh memory to zero) or, from pipes and gzip, read with parallel preads
+//      (record_reader::read_records), and stay in memory as they are; nothing is copied per
+//      record;
 //   2. each worker scans the block and keeps the records whose top key bits name one of its
 //      in-memory buckets (or, once the input outgrows the budget, one of its bucket files),
 //      so buckets need no locks and keep input order (ties stay in input order);
@@ -93,21 +95,15 @@ class bulk_shuffle {
   void run() {
     for (;;) {
       c_.check_now();
-      auto block = allocate_big(block_cap_, "a block of input records");
-      c_.mem.take(block_cap_);
-      const auto [size, n] = c_.in.read_records(block.get(), block_cap_, c_.threads);
-      if (size == 0) {
-        c_.mem.give(block_cap_);
-        break;
-      }
-      if (!fits(n, size)) {
-        go_external(std::move(block), size, n);
+      held_block b = next_block();
+      if (b.size == 0) break;
+      if (!fits(b.records, b.size)) {
+        go_external(std::move(b));
         return;
       }
-      place(block.get(), size, blocks_.size());
-      blocks_.push_back(std::move(block));
-      block_sizes_.push_back(size);
-      records_ += n;
+      place(b.data, b.size, blocks_.size());
+      records_ += b.records;
+      blocks_.push_back(std::move(b));
     }
     c_.stats.records += records_;
     c_.stats.passes = 1;
@@ -115,6 +111,51 @@ class bulk_shuffle {
   }
 
  private:
+  // A block of input records: mapped from the input where it can be (no copy, and no fresh
+  // memory to fault in and zero: in memory, 400 MB of input cost ~0.7 s of CPU in page
+  // clearing alone on this VM), else read into a buffer. Either way the ledger holds `held`.
+  struct held_block {
+    const char* data = nullptr;
+    std::uint64_t size = 0, records = 0, held = 0;
+    big_buffer owned;                  // read into
+    std::shared_ptr<const void> keep;  // mapped
+  };
+  // The next block (size 0 at the end); `reuse`, if given, is a read buffer of block_cap_
+  // bytes the ledger already holds, used when the input cannot be mapped.
+  held_block next_block(big_buffer* reuse = nullptr) {
+    held_block b;
+    if (auto m = c_.in.map_records(block_cap_)) {
+      b.data = m->data;
+      b.size = m->bytes;
+      b.records = m->records;
+      b.keep = std::move(m->keep);
+      b.held = b.size;
+      c_.mem.take(b.held);
+      return b;
+    }
+    char* dst;
+    if (reuse && *reuse) {
+      dst = reuse->get();
+    } else {
+      b.owned = allocate_big(block_cap_, "a block of input records");
+      b.held = block_cap_;
+      c_.mem.take(b.held);
+      dst = b.owned.get();
+    }
+    const auto [size, n] = c_.in.read_records(dst, block_cap_, c_.threads);
+    b.data = dst;
+    b.size = size;
+    b.records = n;
+    if (size == 0) release(b);
+    return b;
+  }
+  void release(held_block& b) {
+    c_.mem.give(b.held);
+    b.held = 0;
+    b.owned.reset();
+    b.keep.reset();
+  }
+
   // Would the records so far plus a block of n records (size bytes) still fit, with room to
   // sort and gather the largest bucket on every worker?
   [[nodiscard]] bool fits(std::uint64_t n, std::uint64_t size) const {
@@ -162,7 +203,8 @@ class bulk_shuffle {
       }
       cut[k] = at;
     }
-    parallel_for(parts, parts, run_control{}, [&](std::uint64_t k, unsigned) {
+    // the records before each part (the last part's own count is not needed)
+    parallel_for(parts - 1, parts, run_control{}, [&](std::uint64_t k, unsigned) {
       const std::uint64_t bytes = cut[k + 1] - cut[k];
       count[k] = fmt_.record_size ? bytes / fmt_.record_size
                                   : static_cast<std::uint64_t>(std::count(data + cut[k], data + cut[k + 1], fmt_.delimiter));
@@ -216,7 +258,7 @@ class bulk_shuffle {
   [[nodiscard]] std::uint64_t record_length(std::uint64_t pos) const {
     if (fmt_.record_size) return fmt_.record_size;
     const char* p = address(pos);
-    const std::uint64_t left = block_sizes_[pos >> pos_shift] - (pos & pos_mask);
+    const std::uint64_t left = blocks_[pos >> pos_shift].size - (pos & pos_mask);
     return static_cast<std::uint64_t>(static_cast<const char*>(std::memchr(p, fmt_.delimiter, left)) - p);
   }
 
@@ -232,11 +274,13 @@ class bulk_shuffle {
   // An output block. Where the sink places blocks (a file), its size is known once sorted:
   // it is placed in order, then gathered and written, both in parallel. Blocks from bucket
   // files are gathered at the same spot in their 4 KiB page as their place in the file, so
-  // their whole pages skip the page cache (safe_output::write_at). In memory they are not:
-  // there the cache was faster (350 MB: 0.51-0.57 s through it, 0.62-0.74 s direct; the
-  // blocks are small and each direct write waits for the device), while from bucket files
-  // direct was faster (1.75 GB under --memory 256M: 3.5 s against 4.2-5.4 s; 10.5 GB
-  // under --memory 1G: 32.0 s against 39.4-41.7 s, in the same runs).
+  // their whole pages skip the page cache (safe_output::write_at); in memory too, since
+  // the input is mapped: the output must reach the disk anyway (fsync), and the cache only
+  // adds a copy — 400 MB in memory, same runs under load: 0.38 s of system CPU direct
+  // against 0.65 s through the cache, wall 3.6-5.4 s against 4.9-7.2 s. (An earlier, quiet
+  // measurement with blocks read into fresh memory had the cache ahead: 350 MB, 0.51-0.57 s
+  // against 0.62-0.74 s.) From bucket files direct was faster (1.75 GB under --memory 256M:
+  // 3.5 s against 4.2-5.4 s; 10.5 GB under --memory 1G: 32.0 s against 39.4-41.7 s).
   // Elsewhere blocks are gathered in parallel and written in order.
   struct gathered {
     std::uint64_t size = 0, records = 0;
@@ -327,15 +371,16 @@ class bulk_shuffle {
           if (!placed_) gather_output(g, gather(g), false);
           return g;
         },
-        [&](std::uint64_t, gathered& g) { place_output(g); }, [&](std::uint64_t, gathered& g) { write_output(g, gather(g), false); });
+        [&](std::uint64_t, gathered& g) { place_output(g); }, [&](std::uint64_t, gathered& g) { write_output(g, gather(g), true); });
     if (!ok) throw interrupted("interrupted; nothing written");
     for (auto& l : lanes) c_.mem.give(l.items_cap * sizeof(item) + l.out_cap);
   }
 
-  [[nodiscard]] const char* address(std::uint64_t pos) const { return blocks_[pos >> pos_shift].get() + (pos & pos_mask); }
+  [[nodiscard]] const char* address(std::uint64_t pos) const { return blocks_[pos >> pos_shift].data + (pos & pos_mask); }
 
   // The input outgrew the budget: scatter what is held and the rest into bucket files.
-  void go_external(big_buffer block, std::uint64_t size, std::uint64_t n) {
+  void go_external(held_block first) {
+    const std::uint64_t size = first.size, n = first.records;
     // Enough bucket files that every worker can finish one in its share of the work area.
     std::uint64_t buckets = c_.plan.max_buckets;
     if (const auto hint = c_.in.size_hint(); hint && bytes_ + size > 0) {
@@ -358,22 +403,28 @@ class bulk_shuffle {
         });
     });
     for (auto& list : lists_) list.clear(c_.mem);
-    c_.mem.give(blocks_.size() * block_cap_);
+    for (auto& b : blocks_) release(b);
     blocks_.clear();
-    block_sizes_.clear();
     release_freed_memory();
-    // Then the block in hand and the rest of the input, one block at a time.
-    for (;;) {
-      scatter(block.get(), size);
-      records_ += n;
+    // Then the block in hand and the rest of the input, one block at a time (a read
+    // buffer, once one was needed, is kept for the next blocks).
+    big_buffer read_buffer;
+    held_block b = std::move(first);
+    while (b.size > 0) {
+      scatter(b.data, b.size);
+      records_ += b.records;
       c_.check_now();
-      const records_read got = c_.in.read_records(block.get(), block_cap_, c_.threads);
-      if (got.bytes == 0) break;
-      size = got.bytes;
-      n = got.records;
+      if (b.owned) {
+        read_buffer = std::move(b.owned);
+        b.held = 0;  // the ledger keeps holding block_cap_ for the buffer
+      }
+      release(b);
+      b = next_block(&read_buffer);
     }
-    block.reset();
-    c_.mem.give(block_cap_);
+    if (read_buffer) {
+      read_buffer.reset();
+      c_.mem.give(block_cap_);
+    }
     c_.stats.records += records_;
     for (auto& f : files_) f->flush();
     finish_files();
@@ -440,8 +491,7 @@ class bulk_shuffle {
   std::uint64_t max_record_, block_cap_ = 0, chunk_items_ = 0;
   unsigned mem_bits_ = 0, bits_ = 0, workers_ = 1, scan_workers_ = 1;
   bool placed_ = false;  // the sink places blocks (reserve_block): gathered after placing
-  std::vector<big_buffer> blocks_;
-  std::vector<std::uint64_t> block_sizes_;
+  std::vector<held_block> blocks_;
   std::uint64_t nlists_ = 1;
   std::vector<item_list> lists_;  // [scan worker * nlists_ + bucket]
   std::vector<std::unique_ptr<bucket_file>> files_;

@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -51,6 +53,27 @@ struct input {
   gzFile gz = nullptr;
   bool own_fd = false;
   bool regular = false;  // a regular uncompressed file: pread works
+  std::shared_ptr<const char> map;  // the whole file mapped read-only (map_records), once asked
+  std::uint64_t map_size = 0;
+  bool map_failed = false;
+};
+
+// A view handed out by map_records: it keeps the file's mapping alive, and when released
+// drops its pages from the process's page tables (MADV_DONTNEED: the page cache keeps
+// them), so resident memory follows what the caller holds, as with a block it read.
+struct mapped_window {
+  std::shared_ptr<const char> map;
+  const char* data;
+  std::size_t size;
+  mapped_window(std::shared_ptr<const char> m, const char* d, std::size_t n) : map(std::move(m)), data(d), size(n) {}
+  mapped_window(const mapped_window&) = delete;
+  mapped_window& operator=(const mapped_window&) = delete;
+  ~mapped_window() {
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto lo = reinterpret_cast<std::uintptr_t>(data) / page * page;
+    const auto hi = (reinterpret_cast<std::uintptr_t>(data) + size + page - 1) / page * page;
+    (void)::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+  }
 };
 
 // Reads up to n bytes at the descriptor's offset into dst in `threads` parallel preads of
@@ -346,6 +369,79 @@ records_read record_reader::read_records(char* dst, std::uint64_t cap, unsigned 
     s.eof = false;
   }
   return {out, s.records - records_before};
+}
+
+std::optional<record_source::mapped_records> record_reader::map_records(std::uint64_t cap) {
+  impl& s = *p_;
+  const std::uint64_t rs = s.format.record_size;
+  while (s.current < s.inputs.size()) {
+    input& in = s.inputs[s.current];
+    if (!in.regular || in.gz || in.map_failed || cap == 0) return std::nullopt;
+    if (s.stop && s.stop->load()) throw interrupted("interrupted while reading the input");
+    const off_t at = ::lseek(in.fd, 0, SEEK_CUR);
+    struct stat st {};
+    // What next() or read_records left buffered are the file's bytes just before `at`: the
+    // window starts there instead, and the buffer is dropped once the window is handed out.
+    const std::uint64_t buffered = s.end - s.begin;
+    if (at < 0 || static_cast<std::uint64_t>(at) < buffered || ::fstat(in.fd, &st) != 0) return std::nullopt;
+    const auto pos = static_cast<std::uint64_t>(at) - buffered, size = static_cast<std::uint64_t>(st.st_size);
+    if (pos >= size) {  // this input is done (as read_records would find): the next one
+      if (buffered) return std::nullopt;
+      s.close_current();
+      ++s.current;
+      s.begin = s.end = s.scanned = 0;
+      s.eof = false;
+      continue;
+    }
+    if (!in.map) {
+      // Under an address-space limit (ulimit -v) the mapping would eat the headroom the
+      // memory budget was computed from: read instead.
+      struct rlimit as {};
+      if (::getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY) {
+        in.map_failed = true;
+        return std::nullopt;
+      }
+      void* m = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, in.fd, 0);
+      if (m == MAP_FAILED) {
+        in.map_failed = true;
+        return std::nullopt;
+      }
+      in.map = std::shared_ptr<const char>(static_cast<const char*>(m), [size](const char* p) {
+        ::munmap(const_cast<char*>(p), static_cast<std::size_t>(size));
+      });
+      in.map_size = size;
+    }
+    if (pos >= in.map_size) return std::nullopt;  // the file grew after it was mapped: read the rest
+    const char* data = in.map.get() + pos;
+    const std::uint64_t room = std::min(cap, in.map_size - pos);
+#ifdef MADV_POPULATE_READ
+    {  // the window's page-table entries in one call instead of a fault per 64 KiB
+      const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+      const auto lo = reinterpret_cast<std::uintptr_t>(data) / page * page;
+      (void)::madvise(reinterpret_cast<void*>(lo), static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(data) + room - lo),
+                      MADV_POPULATE_READ);
+    }
+#endif
+    std::uint64_t bytes, records;
+    if (rs) {
+      bytes = room / rs * rs;
+      records = bytes / rs;
+    } else {
+      const void* last = ::memrchr(data, s.format.delimiter, static_cast<std::size_t>(room));
+      bytes = last ? static_cast<std::uint64_t>(static_cast<const char*>(last) - data) + 1 : 0;
+      records = static_cast<std::uint64_t>(std::count(data, data + bytes, s.format.delimiter));
+    }
+    if (bytes == 0) return std::nullopt;  // a record longer than cap, or a short last one: read_records says so
+    if (::lseek(in.fd, static_cast<off_t>(pos + bytes), SEEK_SET) < 0) return std::nullopt;
+    s.begin = s.end = s.scanned = 0;
+    s.eof = false;
+    s.bytes = s.bytes - buffered + bytes;  // the buffered bytes were counted when read
+    s.records += records;
+    s.ended_with_delimiter = true;
+    auto window = std::make_shared<mapped_window>(in.map, data, static_cast<std::size_t>(bytes));
+    return mapped_records{data, bytes, records, std::shared_ptr<const void>(window, window.get())};
+  }
+  return std::nullopt;
 }
 
 std::uint64_t record_reader::bytes_read() const { return p_->bytes; }

@@ -87,6 +87,22 @@ class record_source {
   [[nodiscard]] virtual std::optional<record_format> bulk_format() const { return std::nullopt; }
   virtual records_read read_records(char* dst, std::uint64_t cap, unsigned threads);
 
+  // The next records in the same bulk layout without a copy: a read-only view of at most
+  // `cap` bytes of whole records straight from a memory-mapped input (mmap(2) of a regular,
+  // uncompressed file, whose pages are then the page cache's own: no copy, and no fresh
+  // memory to be zeroed). nullopt where the source cannot map (a pipe, gzip, a last record
+  // without its delimiter, a record longer than `cap`, an address-space limit (ulimit -v:
+  // the mapping would use the headroom), the end): read_records then takes
+  // over at the same place; next(), read_records and map_records may be mixed. The
+  // view stays valid while `keep` lives. A mapped input must not shrink while it is read
+  // (another process truncating it is a SIGBUS, as for any program that maps its input).
+  struct mapped_records {
+    const char* data = nullptr;
+    std::uint64_t bytes = 0, records = 0;
+    std::shared_ptr<const void> keep;
+  };
+  virtual std::optional<mapped_records> map_records(std::uint64_t /*cap*/) { return std::nullopt; }
+
  private:
   std::string pending_;  // the generic read_records: a record that did not fit the last block
 };
@@ -133,6 +149,7 @@ class record_reader final : public record_source {
   [[nodiscard]] std::optional<std::uint64_t> size_hint() const override;
   [[nodiscard]] std::optional<record_format> bulk_format() const override { return format_; }
   records_read read_records(char* dst, std::uint64_t cap, unsigned threads) override;
+  std::optional<mapped_records> map_records(std::uint64_t cap) override;
   [[nodiscard]] std::uint64_t records() const noexcept;
   // True if the last record read had its delimiter (or there was none; fixed-size: true).
   [[nodiscard]] bool ended_with_delimiter() const noexcept;
