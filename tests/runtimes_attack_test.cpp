@@ -94,9 +94,10 @@ TEST(RuntimeAttackPhp, EveryKernelFindsTheSameSeeds) {
       EXPECT_EQ(got, want) << k.isa << ", " << count << " draws";
     }
   }
-  // A plan long enough that a 64-bit-power-of-two bound (64, 128) is drawn and masked.
+  // The longest plan the filter takes, on a 300-card deck: bounds 300..75, so the bounds above
+  // 256 (64-bit quotient), up to 256 (float quotient) and 256 and 128 (masked) all occur.
   std::vector<detail::swap_step> long_steps;
-  for (std::uint32_t i = 200; i > 1; --i) long_steps.push_back({i - 1, i});
+  for (std::uint32_t i = 300; i > 300 - 226; --i) long_steps.push_back({i - 1, i});
   const detail::scan_plan plan{long_steps.data(), long_steps.size(), {5, 7}, {9, 11}};
   std::vector<std::uint64_t> want;
   kernels[0].scan(0, 4'096, plan, want);
