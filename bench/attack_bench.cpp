@@ -5,6 +5,7 @@
 
 #include "fairdeck/security/attack.hpp"
 #include "fairdeck/security/internal/attack_kernel.hpp"
+#include "fairdeck/security/internal/runtime_kernels.hpp"
 
 namespace {
 
@@ -82,6 +83,30 @@ void BM_AttackBaselineReferenceReplay(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * seeds));
 }
 
+// PHP 8.2 shuffle() filter (attack --algorithm php), one thread, each kernel this CPU runs:
+// seeds/s per core; x 2^32 / (seeds/s x cores) is the whole seed space. Full 52-card plan
+// (51 draws), tracked cards that no seed of the range produces, as a real search.
+void BM_AttackPhpKernel(benchmark::State& state) {
+  const auto kernels = detail::php_kernels();
+  const auto idx = static_cast<std::size_t>(state.range(0));
+  if (idx >= kernels.size()) {
+    state.SkipWithError("instruction set not available on this CPU");
+    return;
+  }
+  const std::uint64_t seeds = 1u << 20;
+  const auto steps = detail::swap_steps(shuffle_kind::fisher_yates, 52);
+  const detail::scan_plan plan{steps.data(), steps.size(), {17, 40}, {0, 1}};
+  std::vector<std::uint64_t> out;
+  for (auto _ : state) {
+    out.clear();
+    kernels[idx].scan(4'000'000'000u - seeds, seeds, plan, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * seeds));
+  state.SetLabel(kernels[idx].isa);
+}
+
+BENCHMARK(BM_AttackPhpKernel)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AttackDelphiAsf1999)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackDelphiFullDay)->Arg(0)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AttackDelphiFisherYates)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();

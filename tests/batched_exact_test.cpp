@@ -365,3 +365,100 @@ TEST(BatchedExact, InsideOutCopyEveryOrderEquallyOften) {
     for (const auto& [order, c] : counts) ASSERT_EQ(c, accepted / factorial(m));
   }
 }
+
+// The parallel form of dice_from_word (one multiply per die, no chain) against the textbook
+// serial form, die for die and verdict for verdict: every word of 8- and 12-bit engines, and
+// 2^20 words of a 64-bit stream for every batch the 64-bit shuffles take (falling sizes up to
+// 10^5, 1..12 dice) plus random size lists.
+template <unsigned W>
+void expect_parallel_equals_serial(std::uint64_t word, const std::vector<std::uint64_t>& sizes) {
+  std::uint64_t product = 1;
+  for (auto s : sizes) product *= s;
+  const auto k = static_cast<unsigned>(sizes.size());
+  std::array<std::uint64_t, fb::max_batch> a{}, b{};
+  const bool ok_a = fb::dice_from_word<W>(word, sizes.data(), k, product, a.data());
+  const bool ok_b = fb::dice_from_word_serial<W>(word, sizes.data(), k, product, b.data());
+  ASSERT_EQ(ok_a, ok_b) << "word " << word;
+  ASSERT_EQ(a, b) << "word " << word;
+}
+
+TEST(BatchedExact, ParallelDiceEqualSerialDice) {
+  for (std::uint64_t r = 0; r < 256; ++r) {
+    expect_parallel_equals_serial<8>(r, {7, 3, 11});
+    expect_parallel_equals_serial<8>(r, {6, 5, 4, 2});
+  }
+  for (std::uint64_t r = 0; r < 4096; ++r) expect_parallel_equals_serial<12>(r, {13, 1, 17, 5, 3});
+  fairdeck::xoshiro256pp words(20261126);
+  for (std::uint64_t top : {2ull, 3ull, 7ull, 52ull, 53ull, 104ull, 312ull, 1000ull, 65536ull, 100000ull})
+    for (unsigned k = 1; k <= fb::max_batch && k < top; ++k) {
+      if (top > fb::batch_limits<64>[k]) break;
+      std::vector<std::uint64_t> sizes;
+      for (unsigned j = 0; j < k; ++j) sizes.push_back(top - j);
+      for (int i = 0; i < (1 << 14); ++i) expect_parallel_equals_serial<64>(words(), sizes);
+    }
+  for (int t = 0; t < (1 << 12); ++t) {  // random sizes with a product below 2^56
+    std::vector<std::uint64_t> sizes;
+    std::uint64_t product = 1;
+    for (unsigned j = 0; j < fb::max_batch; ++j) {
+      const std::uint64_t s = 1 + words() % 3000;
+      if (product > (std::uint64_t{1} << 56) / s) break;
+      product *= s;
+      sizes.push_back(s);
+    }
+    for (int i = 0; i < 64; ++i) expect_parallel_equals_serial<64>(words(), sizes);
+  }
+  // Words right at the rejection boundary: leftover just below / at 2^64 mod P.
+  const std::vector<std::uint64_t> deal = {52, 51, 50, 49, 48, 47, 46};
+  std::uint64_t p = 1;
+  for (auto s : deal) p *= s;
+  const std::uint64_t inv = [p] {  // p^-1 mod 2^64 (p odd part): build words with chosen leftovers
+    std::uint64_t odd = p >> __builtin_ctzll(p), x = 1;
+    for (int i = 0; i < 7; ++i) x *= 2 - odd * x;
+    return x;
+  }();
+  const unsigned tz = static_cast<unsigned>(__builtin_ctzll(p));
+  for (std::uint64_t leftover = 0; leftover < (std::uint64_t{64} << tz); leftover += std::uint64_t{1} << tz)
+    expect_parallel_equals_serial<64>((leftover >> tz) * inv, deal);
+}
+
+// The inlined one-word deal (partial_fisher_yates) against the general batch loop: the same
+// deals, and the same number of words drawn, for every short deal that fits one word.
+TEST(BatchedExact, OneWordDealEqualsTheBatchLoop) {
+  for (std::uint64_t n : {2ull, 3ull, 7ull, 52ull, 104ull, 312ull, 1000ull})
+    for (std::uint64_t steps = 1; steps <= fb::max_batch && steps <= n; ++steps)
+      for (std::uint64_t seed = 0; seed < 200; ++seed) {
+        fairdeck::xoshiro256pp e1(seed), e2(seed);
+        std::vector<std::uint32_t> d1(n), d2(n);
+        std::iota(d1.begin(), d1.end(), 0u);
+        std::iota(d2.begin(), d2.end(), 0u);
+        for (int deal = 0; deal < 4; ++deal) {  // repeated deals from the same, already dealt, deck
+          fb::partial_fisher_yates<64>(d1.begin(), n, steps, fb::engine_words<fairdeck::xoshiro256pp>{e1});
+          fb::partial_fisher_yates_batches<64>(d2.begin(), n, steps, fb::engine_words<fairdeck::xoshiro256pp>{e2});
+          ASSERT_EQ(d1, d2) << n << " " << steps << " " << seed;
+        }
+        ASSERT_EQ(e1(), e2()) << "both drew the same number of words";
+      }
+}
+
+// Golden decks from fairdeck before the parallel dice and the one-word deal (xoshiro256pp
+// seed 20261126): a 52-card shuffle, and deals of 7 (one word) and 12 (two batches).
+TEST(BatchedExact, SameOrdersAsBeforeTheFastPaths) {
+  auto deck = [] {
+    std::vector<int> d(52);
+    std::iota(d.begin(), d.end(), 0);
+    return d;
+  };
+  fairdeck::xoshiro256pp e(20261126);
+  auto fy = deck();
+  fairdeck::fisher_yates(fy, e);
+  auto p7 = deck();
+  fairdeck::partial_shuffle(p7, 7, e);
+  auto p12 = deck();
+  fairdeck::partial_shuffle(p12, 12, e);
+  const std::vector<int> want_fy = {28, 4, 38, 9, 19, 24, 13, 18, 48, 5, 37, 45, 25, 17, 36, 30, 31, 15, 51, 40, 23, 2, 14, 43, 10, 7, 44, 49, 39, 21, 35, 26, 29, 20, 27, 42, 41, 16, 8, 3, 33, 47, 0, 46, 1, 12, 6, 50, 11, 32, 22, 34};
+  const std::vector<int> want_p7 = {17, 49, 6, 33, 18, 26, 28, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0, 4, 19, 20, 21, 22, 23, 24, 25, 5, 27, 2, 29, 30, 31, 32, 3, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 1, 50, 51};
+  const std::vector<int> want_p12 = {37, 18, 39, 9, 12, 19, 33, 32, 50, 35, 17, 4, 11, 13, 14, 15, 16, 10, 1, 5, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 7, 6, 34, 3, 36, 0, 38, 2, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 8, 51};
+  EXPECT_EQ(fy, want_fy);
+  EXPECT_EQ(p7, want_p7);
+  EXPECT_EQ(p12, want_p12);
+}

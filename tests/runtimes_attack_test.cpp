@@ -71,6 +71,43 @@ TEST(RuntimeAttackPhp, FilterAgreesWithTheReferenceSeedForSeed) {
   check_filter(detail::php_scanner(51), 0, 3'000, [](std::uint64_t s) { return php_deck(static_cast<std::uint32_t>(s)); });
 }
 
+// Every kernel this CPU can run (baseline, AVX2, AVX-512) finds exactly the same seeds,
+// doubtful ones included, for plans of every length the filter takes, and each agrees with
+// the reference (check_filter).
+TEST(RuntimeAttackPhp, EveryKernelFindsTheSameSeeds) {
+  const auto kernels = detail::php_kernels();
+  ASSERT_FALSE(kernels.empty());
+  auto deck = [](std::uint64_t s) { return php_deck(static_cast<std::uint32_t>(s)); };
+  for (const auto& k : kernels) {
+    SCOPED_TRACE(k.isa);
+    check_filter(k.scan, 0xffffffffu - 5'000, 5'001, deck);  // the end of the space, a partial block
+  }
+  const auto steps = detail::swap_steps(shuffle_kind::fisher_yates, 52);
+  for (std::size_t count : {1u, 2u, 13u, 51u}) {  // 51: the whole deck; shorter plans: top cards only
+    const detail::scan_plan plan{steps.data(), count, {51, 3}, {3, 51}};
+    std::vector<std::uint64_t> want;
+    kernels[0].scan(123'456'789, 20'000, plan, want);
+    EXPECT_FALSE(want.empty()) << count;
+    for (const auto& k : kernels) {
+      std::vector<std::uint64_t> got;
+      k.scan(123'456'789, 20'000, plan, got);
+      EXPECT_EQ(got, want) << k.isa << ", " << count << " draws";
+    }
+  }
+  // The longest plan the filter takes, on a 300-card deck: bounds 300..75, so the bounds above
+  // 256 (64-bit quotient), up to 256 (float quotient) and 256 and 128 (masked) all occur.
+  std::vector<detail::swap_step> long_steps;
+  for (std::uint32_t i = 300; i > 300 - 226; --i) long_steps.push_back({i - 1, i});
+  const detail::scan_plan plan{long_steps.data(), long_steps.size(), {5, 7}, {9, 11}};
+  std::vector<std::uint64_t> want;
+  kernels[0].scan(0, 4'096, plan, want);
+  for (const auto& k : kernels) {
+    std::vector<std::uint64_t> got;
+    k.scan(0, 4'096, plan, got);
+    EXPECT_EQ(got, want) << k.isa;
+  }
+}
+
 TEST(RuntimeAttackGo, FilterAgreesWithTheEmulationSeedForSeed) {
   auto deck = [](std::uint64_t s) { return runtime_deck(runtime_id::go, s, 52); };
   check_filter(detail::go_scanner(51), 0, 12'000, deck);

@@ -141,6 +141,9 @@ TEST(SpeedCli, BenchJsonSchemaOnATinyRun) {
   std::vector<std::string> ids;
   for (const auto& s : j["sections"]) {
     ids.push_back(s["id"]);
+    // One-thread sections in thread CPU time (not the preemption of a busy machine), the
+    // multi-threaded huge rows in wall time.
+    EXPECT_EQ(s["clock"], s["id"] == "huge" ? "wall" : "thread_cpu") << s["id"];
     ASSERT_FALSE(s["rows"].empty());
     EXPECT_TRUE(s["rows"][0]["baseline"].get<bool>());
     EXPECT_DOUBLE_EQ(s["rows"][0]["ratio"].get<double>(), 1.0);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <time.h>
 
 #include "command.hpp"
 #include "fairdeck/shuffle/fisher_yates.hpp"
@@ -66,7 +67,21 @@ struct bench_section {
   bool calibrate = true;        // false: one operation per sample (huge shuffles)
 };
 
-double time_ns(const std::function<void(std::uint64_t)>& run, std::uint64_t iters) {
+// The calling thread's CPU time: what a one-thread row costs, without the time it spent
+// preempted on a busy machine (a 20 ms sample under load 10 is otherwise mostly waiting).
+double thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+// One-thread rows (cpu = true) in thread CPU time; the multi-threaded huge rows in wall time.
+double time_ns(const std::function<void(std::uint64_t)>& run, std::uint64_t iters, bool cpu = false) {
+  if (cpu) {
+    const double c0 = thread_cpu_ns();
+    run(iters);
+    return thread_cpu_ns() - c0;
+  }
   const auto t0 = bench_clock::now();
   run(iters);
   return std::chrono::duration<double, std::nano>(bench_clock::now() - t0).count();
@@ -76,7 +91,7 @@ double time_ns(const std::function<void(std::uint64_t)>& run, std::uint64_t iter
 std::uint64_t calibrate(const std::function<void(std::uint64_t)>& run, double target_ns) {
   std::uint64_t iters = 1;
   for (;;) {
-    const double t = time_ns(run, iters);
+    const double t = time_ns(run, iters, true);
     if (t >= target_ns / 8 || iters >= (std::uint64_t{1} << 32))
       return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(iters) * target_ns / std::max(t, 1.0)));
     iters *= 8;
@@ -257,7 +272,7 @@ int run_bench(const bench_options& o) {
           fmt::print(stderr, "fairdeck: interrupted; no results\n");
           return 130;
         }
-        r.samples.push_back(time_ns(r.run, r.iters) / static_cast<double>(r.iters));
+        r.samples.push_back(time_ns(r.run, r.iters, s.calibrate) / static_cast<double>(r.iters));
         rc.progress(++done, total);
       }
   }
@@ -291,7 +306,11 @@ int run_bench(const bench_options& o) {
       }
       jrows.push_back(jr);
     }
-    jsections.push_back({{"id", s.id}, {"title", s.title}, {"baseline", s.rows[0].name}, {"rows", jrows}});
+    jsections.push_back({{"id", s.id},
+                         {"title", s.title},
+                         {"baseline", s.rows[0].name},
+                         {"clock", s.calibrate ? "thread_cpu" : "wall"},
+                         {"rows", jrows}});
   }
 
   if (o.json) {
@@ -308,7 +327,8 @@ int run_bench(const bench_options& o) {
   }
   fmt::print(
       "fairdeck bench: {}, {} hardware threads, medians of {} repetitions (ratio = baseline time / row time; "
-      "in brackets the lowest and highest ratio of one round)\n",
+      "in brackets the lowest and highest ratio of one round)\n"
+      "clock: thread CPU time for the one-thread sections, wall time for the huge-array section\n",
       compiler_name(), std::thread::hardware_concurrency(), reps);
   if (!o.no_huge)
     fmt::print("memory: the huge array takes {} MB, most of this run's peak (--huge-size or --no-huge for less)\n",

@@ -65,16 +65,45 @@ template <unsigned W>
     return ((word_mask<W> + 1) - p) % p;
 }
 
+// True when the leftover lo(word * P) of a batch with product P accepts the word. The cheap
+// test leftover >= P settles almost every word without the division (2^W mod P < P).
+template <unsigned W>
+[[nodiscard]] FAIRDECK_BATCH_INLINE constexpr bool accepts(std::uint64_t leftover, std::uint64_t product) noexcept {
+  return leftover >= product || leftover >= two_pow_mod<W>(product);
+}
+
 // Rolls the dice sizes[0..k) from `word` into out[0..k); P = product of the sizes
 // (<= 2^W). Returns false when the word must be rejected (probability < P / 2^W); out is
-// then meaningless. The cheap test leftover >= P settles almost every word without the
-// division (2^W mod P < P).
+// then meaningless.
+//
+// No multiply chain: with the prefix products P_j = s_0 * ... * s_j and H_j = hi(word * P_j)
+// = floor(word * P_j / 2^W), the serial form's d_j = hi(r_j * s_j), r_{j+1} = lo(r_j * s_j)
+// (r_0 = word) satisfies r_j = lo(word * P_{j-1}) and word * P_j = (H_{j-1} 2^W + r_j) s_j,
+// so H_j = s_j H_{j-1} + d_j: d_j = H_j - s_j H_{j-1}, and the leftover is lo(word * P).
+// Every H_j is one independent multiply (the serial chain cost k multiply latencies: 7 of
+// them in a 7-card deal, 12 in a batch of a 52-card shuffle); the dice are bit-identical to
+// the serial form (dice_from_word_serial, kept as the reference for the tests).
 template <unsigned W>
 [[nodiscard]] FAIRDECK_BATCH_INLINE constexpr bool dice_from_word(std::uint64_t word, const std::uint64_t* sizes, unsigned k,
                                             std::uint64_t product, std::uint64_t* out) noexcept {
+  std::uint64_t prefix = 1, prev = 0, leftover = word;
+  for (unsigned j = 0; j < k; ++j) {
+    prefix *= sizes[j];
+    const std::uint64_t h = mul_split<W>(word, prefix, leftover);
+    out[j] = h - sizes[j] * prev;
+    prev = h;
+  }
+  return accepts<W>(leftover, product);
+}
+
+// The textbook serial form of dice_from_word (Brackett-Rozinsky & Lemire's Algorithm): the
+// reference the tests compare the parallel form with, word for word.
+template <unsigned W>
+[[nodiscard]] constexpr bool dice_from_word_serial(std::uint64_t word, const std::uint64_t* sizes, unsigned k,
+                                                   std::uint64_t product, std::uint64_t* out) noexcept {
   std::uint64_t r = word;
   for (unsigned j = 0; j < k; ++j) out[j] = mul_split<W>(r, sizes[j], r);
-  return r >= product || r >= two_pow_mod<W>(product);
+  return accepts<W>(r, product);
 }
 
 // Draws words from `next` (a callable returning uniform W-bit words) until one is accepted.
@@ -215,10 +244,9 @@ void inside_out_copy(const T* src, T* dst, std::uint64_t m, Next&& next) {
   }
 }
 
-// Forward partial Fisher–Yates with batched dice: position p (0 <= p < steps) takes a die
-// of size n-p. Same guarantee as fairdeck::partial_shuffle.
+// The general loop of partial_fisher_yates (several batches, or dice wider than a word).
 template <unsigned W, std::random_access_iterator It, class Next>
-void partial_fisher_yates(It first, std::uint64_t n, std::uint64_t steps, Next&& next) {
+void partial_fisher_yates_batches(It first, std::uint64_t n, std::uint64_t steps, Next&& next) {
   std::array<std::uint64_t, max_batch> sizes{}, dice{};
   std::uint64_t p = 0;
   while (p < steps) {
@@ -247,6 +275,39 @@ void partial_fisher_yates(It first, std::uint64_t n, std::uint64_t steps, Next&&
     };
     with_static_batch(k, step);
     p += k;
+  }
+}
+
+// Forward partial Fisher–Yates with batched dice: position p (0 <= p < steps) takes a die
+// of size n-p. Same guarantee as fairdeck::partial_shuffle.
+//
+// A short deal whose dice all fit one word (7 cards of 52, 12 of 312) takes the small loop
+// below, which the compiler inlines into the caller: the product, one word (redrawn while
+// rejected), then each die from its own multiply (dice_from_word's parallel form) and its
+// swap. The dice, the rejections and so the deal are exactly those of the batch loop
+// (partial_fisher_yates_batches takes the same single batch of `steps` dice); measured on a
+// Zen 4 core it is twice as fast as calling the unrolled batch loop out of line.
+template <unsigned W, std::random_access_iterator It, class Next>
+FAIRDECK_BATCH_INLINE void partial_fisher_yates(It first, std::uint64_t n, std::uint64_t steps, Next&& next) {
+  if (steps == 0 || steps > max_batch || n > batch_limits<W>[steps]) {
+    partial_fisher_yates_batches<W>(first, n, steps, next);
+    return;
+  }
+  std::uint64_t product = 1;
+  for (std::uint64_t j = 0; j < steps; ++j) product *= n - j;
+  std::uint64_t word = 0, leftover = 0;
+  do {
+    word = next();
+    (void)mul_split<W>(word, product, leftover);
+  } while (!accepts<W>(leftover, product));
+  std::uint64_t prefix = 1, prev = 0;
+  for (std::uint64_t j = 0; j < steps; ++j) {
+    const std::uint64_t size = n - j;
+    prefix *= size;
+    const std::uint64_t h = mul_split<W>(word, prefix, leftover);
+    const std::uint64_t die = h - size * prev;
+    prev = h;
+    std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(j), first + static_cast<std::ptrdiff_t>(j + die));
   }
 }
 

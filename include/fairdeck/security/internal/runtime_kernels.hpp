@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "fairdeck/security/internal/attack_kernel.hpp"
 
@@ -12,6 +13,14 @@ namespace fairdeck::detail {
 // nullptr when the shuffle needs more draws than the filter models (PHP: 226, Go: 273).
 [[nodiscard]] seed_scanner php_scanner(std::size_t step_count);
 [[nodiscard]] seed_scanner go_scanner(std::size_t step_count);
+
+// Every PHP kernel this CPU can run, named by instruction set ("baseline", "avx2", "avx512"):
+// for the tests (all must find the same seeds) and the benchmarks. php_scanner picks the last.
+struct named_scanner {
+  const char* isa;
+  seed_scanner scan;
+};
+[[nodiscard]] std::vector<named_scanner> php_kernels();
 
 // The variant for this CPU's instruction set (lane_isa()).
 [[nodiscard]] seed_scanner pick_scanner(seed_scanner avx512, seed_scanner avx2, seed_scanner baseline) noexcept;
