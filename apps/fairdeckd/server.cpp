@@ -184,10 +184,17 @@ class session : public std::enable_shared_from_this<session> {
     req.role = role_;
     req.defer = [ex = stream_.get_executor()](std::function<void()> f) { net::post(ex, std::move(f)); };
     auto self = shared_from_this();
-    state_.handler.handle(req, [self](http_response r) {
-      net::dispatch(self->stream_.get_executor(), [self, r = std::move(r)]() mutable {
-        self->state_.in_flight.fetch_sub(1);
-        self->send(std::move(r), self->request_.keep_alive());
+    state_.handler.handle(req, [self](http_response r) mutable {
+      // The answer may come from a worker thread (audits, mental-poker steps). The session's
+      // reference moves into the I/O thread's handler: a worker must not hold it past the
+      // answer, or it could drop the last one (and destroy the socket) after the drained
+      // io_context was stopped and serve() returned (a hang or abort at shutdown).
+      auto s = std::move(self);
+      if (!s) return;  // a second answer to one request: nothing to send it on
+      const auto ex = s->stream_.get_executor();
+      net::dispatch(ex, [s = std::move(s), r = std::move(r)]() mutable {
+        s->state_.in_flight.fetch_sub(1);
+        s->send(std::move(r), s->request_.keep_alive());
       });
     });
   }

@@ -92,10 +92,21 @@ def idempotency(tmp):
 
 # ---- the replicated cluster ----
 
+def listen_port_range():
+    """Ports for servers to listen on: below the kernel's ephemeral range, which the tests' own
+    client connections draw from (a port free when checked can be taken by an outgoing
+    connection before the server binds it)."""
+    try:
+        low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    return max(1024, low - 12000), max(1100, low - 4)
+
+
 def free_base():
     """A port p with p..p+2 free (monitor, node1, node2)."""
     for _ in range(200):
-        base = random.randrange(30000, 60000)
+        base = random.randrange(*listen_port_range())
         try:
             socks = []
             for p in range(base, base + 3):

@@ -26,6 +26,7 @@ import argparse, json, os, random, shutil, socket, subprocess, sys, threading, t
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
+import ha_test  # noqa: E402
 from e2e_test import call, check, log_of, open_table  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -36,7 +37,7 @@ CLI = None
 
 def free_port():
     for _ in range(200):
-        p = random.randrange(30000, 60000)
+        p = random.randrange(*ha_test.listen_port_range())
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", p))
@@ -351,7 +352,6 @@ def failover(tmp):
     if shutil.which("pg_autoctl") is None or not os.path.exists(f"{PGBIN}/pg_ctl"):
         print("failover: skipped (pg_auto_failover or PostgreSQL 15 not installed)")
         sys.exit(77)
-    import ha_test
     os.chmod(tmp, 0o755)
     started = time.monotonic()
     cluster = ha_test.Cluster(tmp)
