@@ -12,10 +12,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "api.hpp"
 #include "fairdeck/service/log_tree.hpp"
 #include "fairdeck/service/mental.hpp"
 #include "fairdeck/util/hex.hpp"
-#include "api.hpp"
 #include "http_util.hpp"
 #include "requests.hpp"
 
@@ -31,7 +31,9 @@ std::optional<std::uint64_t> mental_hand_number(std::string_view h) {
   return v;
 }
 
-std::string head_hex(const std::array<std::uint8_t, 64>& h) { return fairdeck::to_hex(std::span<const std::uint8_t>(h)); }
+std::string head_hex(const std::array<std::uint8_t, 64>& h) {
+  return fairdeck::to_hex(std::span<const std::uint8_t>(h));
+}
 
 json to_json_of(std::uint32_t to) { return to == mental::to_all ? json("all") : json(to); }
 
@@ -39,8 +41,10 @@ json status_json(const mental_status& st) {
   json pending = json::array();
   for (const auto& o : st.pending)
     pending.push_back(json{{"to", to_json_of(o.to)}, {"positions", o.positions}, {"awaited", o.awaited}});
-  return json{{"shuffles", st.shuffles}, {"reveals", st.reveals},
-              {"next", st.next.empty() ? json(nullptr) : json(st.next)}, {"awaited", st.awaited},
+  return json{{"shuffles", st.shuffles},
+              {"reveals", st.reveals},
+              {"next", st.next.empty() ? json(nullptr) : json(st.next)},
+              {"awaited", st.awaited},
               {"pending", std::move(pending)}};
 }
 
@@ -118,8 +122,8 @@ void api::watch_loop() {
       if (w.logged || w.awaited.empty() || now < w.deadline_ms) continue;
       w.logged = true;
       log_error("mental hand stalled",
-                fmt::format("table {} hand {} step {}: waiting for seat {} to {} for more than {} s", table, w.hand, w.step,
-                            seats_text(w.awaited), w.next, w.timeout));
+                fmt::format("table {} hand {} step {}: waiting for seat {} to {} for more than {} s", table, w.hand,
+                            w.step, seats_text(w.awaited), w.next, w.timeout));
     }
   }
 }
@@ -141,8 +145,13 @@ std::optional<http_response> api::route_mental_open(const route_args& a, respond
           st.next = "shuffle";
           st.awaited = {1};
           watch_mental(r.table, r.hand, 0, st, now_ms(), timeout);
-          return json_response(201, json{{"table", r.table}, {"hand", r.hand}, {"id", id}, {"players", n},
-                                         {"head", head}, {"seq", rec.seq}, {"hash", rec.hash},
+          return json_response(201, json{{"table", r.table},
+                                         {"hand", r.hand},
+                                         {"id", id},
+                                         {"players", n},
+                                         {"head", head},
+                                         {"seq", rec.seq},
+                                         {"hash", rec.hash},
                                          {"receipt", receipt_json(r)}});
         });
   return std::nullopt;
@@ -188,9 +197,15 @@ std::optional<http_response> api::route_mental_step(const route_args& a, respond
             [this, k, player, head, st, timeout](write_result& r) {
               const record& rec = *r.rec;
               watch_mental(r.table, r.hand, k + 1, st, now_ms(), timeout);
-              return json_response(200, json{{"table", r.table}, {"hand", r.hand}, {"step", k}, {"player", player},
-                                             {"head", head}, {"seq", rec.seq}, {"hash", rec.hash},
-                                             {"status", status_json(st)}, {"receipt", receipt_json(r)}});
+              return json_response(200, json{{"table", r.table},
+                                             {"hand", r.hand},
+                                             {"step", k},
+                                             {"player", player},
+                                             {"head", head},
+                                             {"seq", rec.seq},
+                                             {"hash", rec.hash},
+                                             {"status", status_json(st)},
+                                             {"receipt", receipt_json(r)}});
             });
     } catch (const store_unavailable& e) {
       log_error("store unavailable", e.what());

@@ -24,9 +24,9 @@ bool control(std::string_view s) {
 
 // Canonical text is one line per field: a newline inside a value would make it ambiguous.
 bool has_control(const record& r) {
-  for (const auto* s : {&r.table, &r.time, &r.prev_hash, &r.hash, &r.commitment, &r.client_seed, &r.cards,
-                        &r.revealed_seed, &r.next_commitment, &r.seat_commitment, &r.mental_id, &r.players,
-                        &r.head, &r.body})
+  for (const auto* s :
+       {&r.table, &r.time, &r.prev_hash, &r.hash, &r.commitment, &r.client_seed, &r.cards, &r.revealed_seed,
+        &r.next_commitment, &r.seat_commitment, &r.mental_id, &r.players, &r.head, &r.body})
     if (control(*s)) return true;
   return std::any_of(r.seat_seeds.begin(), r.seat_seeds.end(), [](const std::string& s) { return control(s); });
 }

@@ -29,7 +29,8 @@ void log_verifier::add_mental_record(const record& r) {
     if (hand_) return fail(r.seq, fmt::format("a mental hand while hand {} is in progress", hand_->hand));
     if (last_mental_hand_ && r.hand <= *last_mental_hand_)
       return fail(r.seq, fmt::format("mental hand {} after hand {}", r.hand, *last_mental_hand_));
-    if (last_hand_ && r.hand <= *last_hand_) return fail(r.seq, fmt::format("hand {} after hand {}", r.hand, *last_hand_));
+    if (last_hand_ && r.hand <= *last_hand_)
+      return fail(r.seq, fmt::format("hand {} after hand {}", r.hand, *last_hand_));
     try {
       (void)hand_of_record(r);
     } catch (const std::exception& e) {
@@ -73,7 +74,8 @@ void log_verifier::finish_mental_hand(log_check& check) const {
   if (fairdeck::to_hex(std::span<const std::uint8_t>(v.head)) != mental_.back().head) {
     check.ok = false;
     check.failed_seq = mental_.back().seq;
-    check.reason = fmt::format("mental hand {}: head is not the transcript hash of the steps so far", mental_.front().hand);
+    check.reason = fmt::format("mental hand {}: head is not the transcript hash of the steps so far",
+                               mental_.front().hand);
     return;
   }
   ++check.mental_hands_verified;

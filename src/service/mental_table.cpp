@@ -24,8 +24,9 @@ bool lower_hex(std::string_view s, std::size_t n) {
 // A transcript with no players and `steps`, as parse_hand reads it (the players are not needed
 // to read a step; verify_hand checks the step against the real header).
 json skeleton(const mental::hand& h) {
-  return json{{"format", mental::hand_format}, {"table", h.table}, {"hand", h.id}, {"decks", h.spec.decks},
-              {"jokers", h.spec.jokers},       {"players", json::array()}, {"steps", json::array()}};
+  return json{{"format", mental::hand_format}, {"table", h.table},        {"hand", h.id},
+              {"decks", h.spec.decks},         {"jokers", h.spec.jokers}, {"players", json::array()},
+              {"steps", json::array()}};
 }
 
 }  // namespace
@@ -84,9 +85,10 @@ mental_table read_mental_state(const json& j) {
 }
 
 write_result refuse_on_mental_table(const std::string& table) {
-  return failure(outcome::conflict,
-                 fmt::format("table '{}' is a mental-poker table: the players deal its hands (/v1/tables/{}/mental/hands)",
-                             table, table));
+  return failure(
+      outcome::conflict,
+      fmt::format("table '{}' is a mental-poker table: the players deal its hands (/v1/tables/{}/mental/hands)", table,
+                  table));
 }
 
 std::int64_t now_ms() noexcept {
@@ -135,7 +137,8 @@ write_result apply_mental(const mental_step_write& req, transaction& tx) {
   auto& cur = t->mental->hand;
   if (!cur || req.hand > cur->hand) return failure(outcome::not_found, fmt::format("no mental hand {}", req.hand));
   if (req.hand != cur->hand)
-    return failure(outcome::conflict, fmt::format("hand {} is over: hand {} is the table's hand now", req.hand, cur->hand));
+    return failure(outcome::conflict,
+                   fmt::format("hand {} is over: hand {} is the table's hand now", req.hand, cur->hand));
   if (req.step != cur->steps)
     return failure(outcome::conflict,
                    fmt::format("step {} of hand {} was taken by another message; fetch the transcript and build the "
@@ -188,7 +191,8 @@ mental::hand transcript_from_records(std::span<const record> recs) {
     if (r.type == record_type::mental_hand) break;
     if (r.type != record_type::mental_step || r.hand != recs[0].hand) continue;
     if (r.step != h.steps.size())
-      throw std::invalid_argument(fmt::format("record {}: step {} where step {} was expected", r.seq, r.step, h.steps.size()));
+      throw std::invalid_argument(
+          fmt::format("record {}: step {} where step {} was expected", r.seq, r.step, h.steps.size()));
     try {
       h.steps.push_back(parse_step(json::parse(r.body), h));
     } catch (const std::exception& e) {
@@ -279,7 +283,8 @@ std::optional<std::string> turn_problem(const mental::hand& h, const mental::ste
     return std::nullopt;
   }
   const auto& r = std::get<mental::reveal_step>(s);
-  if (shuffles < n) return fmt::format("reveals start once every player has shuffled (player {} is due to shuffle)", shuffles + 1);
+  if (shuffles < n)
+    return fmt::format("reveals start once every player has shuffled (player {} is due to shuffle)", shuffles + 1);
   for (const auto p : r.positions)
     if (const auto it = revealed.find({r.to, p}); it != revealed.end() && it->second.contains(r.player))
       return fmt::format("player {} has already revealed position {} to {}", r.player, p,

@@ -56,7 +56,8 @@ struct mental_table_test : ::testing::Test {
     const std::string header = "Bearer " + token;
     std::promise<http_response> p;
     auto f = p.get_future();
-    handler->handle({method, target, header, body, "c", role::all, {}}, [&p](http_response x) { p.set_value(std::move(x)); });
+    handler->handle({method, target, header, body, "c", role::all, {}},
+                    [&p](http_response x) { p.set_value(std::move(x)); });
     return f.get();
   }
   std::string players_json() const {
@@ -131,7 +132,7 @@ TEST_F(mental_table_test, AThreePlayerHandPlayedOverHttpVerifiesFromTheServersCo
   EXPECT_EQ(fairdeck::to_hex(std::span<const std::uint8_t>(tv.v.head)), st.at("head"));
   const auto h = mental::parse_hand(text);
   const auto mine = mental::open_cards(h, keys[0]);
-  EXPECT_EQ(mine.size(), 5u);  // 2 hole cards + the flop
+  EXPECT_EQ(mine.size(), 5u);                            // 2 hole cards + the flop
   EXPECT_EQ(mental::open_cards(h, keys[1]).size(), 3u);  // player 2 sees the flop only
 
   // The table's log: a mental_hand and 8 mental_step records, re-verified by the log verifier.
@@ -166,7 +167,10 @@ TEST_F(mental_table_test, ForgedStepsAreRefusedAndNotStored) {
   EXPECT_EQ(r.status, 409u) << r.body;
   EXPECT_NE(error_of(r).find("player 1's turn"), std::string::npos) << r.body;
   // A reveal before the shuffles are done is out of turn too.
-  auto reveal_early = json{{"type", "reveal"}, {"player", 2}, {"to", "all"}, {"positions", json::array({0})},
+  auto reveal_early = json{{"type", "reveal"},
+                           {"player", 2},
+                           {"to", "all"},
+                           {"positions", json::array({0})},
                            {"shares", json::array({good.at("deck")[0].get<std::string>().substr(0, 64)})},
                            {"proofs", json::array({good.at("key_proof")})}};
   r = post(reveal_early);
@@ -299,7 +303,8 @@ TEST_F(mental_table_test, BadTablesAndOtherWaysOfDealingAreRefused) {
   EXPECT_EQ(open(fmt::format(R"({{"seats": 2, "mode": "mental", "players": {}}})", players)).status, 400u);
   EXPECT_EQ(open(fmt::format(R"({{"seats": 3, "mode": "poker", "players": {}}})", players)).status, 400u);
   EXPECT_EQ(open(fmt::format(R"({{"seats": 3, "players": {}}})", players)).status, 400u);
-  EXPECT_EQ(open(fmt::format(R"({{"seats": 3, "mode": "mental", "players": {}, "timeout": 0}})", players)).status, 400u);
+  EXPECT_EQ(open(fmt::format(R"({{"seats": 3, "mode": "mental", "players": {}, "timeout": 0}})", players)).status,
+            400u);
   auto twice = json::parse(players);
   twice[2] = twice[0];
   EXPECT_EQ(open(fmt::format(R"({{"seats": 3, "mode": "mental", "players": {}}})", twice.dump())).status, 400u);

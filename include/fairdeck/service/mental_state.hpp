@@ -19,7 +19,7 @@
 
 namespace fairdeck::service {
 
-inline constexpr unsigned default_mental_timeout = 60;   // seconds a player may take to act
+inline constexpr unsigned default_mental_timeout = 60;  // seconds a player may take to act
 inline constexpr unsigned max_mental_timeout = 86400;
 
 struct mental_table {
