@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -37,7 +37,7 @@ struct http_request {
   std::string_view target;         // path and query
   std::string_view authorization;  // the Authorization header, if any
   std::string_view body;
-  std::string_view client;         // the real client's address (the peer, or X-Forwarded-For from a trusted proxy)
+  std::string_view client;  // the real client's address (the peer, or X-Forwarded-For from a trusted proxy)
   // Which listener the request arrived on: with `serve --operator-listen`, operator routes
   // answer only on the operator listener and public routes only on the public one.
   enum class listener_role { all, public_only, operator_only };
@@ -45,7 +45,7 @@ struct http_request {
   // Where a write's answer is built once committed (e.g. the connection's strand), so the
   // store's writer thread only commits. Empty: on the writer thread.
   std::function<void(std::function<void()>)> defer;
-  std::string_view accept = {};  // the Accept header (the proofs' encoding), if any
+  std::string_view accept = {};           // the Accept header (the proofs' encoding), if any
   std::string_view idempotency_key = {};  // the Idempotency-Key header (POST .../deals), if any
   bool idempotency_key_repeated = false;  // sent more than once
 };
@@ -61,7 +61,7 @@ using respond_fn = std::function<void(http_response)>;
 
 struct api_options {
   std::size_t max_body = 64 * 1024;
-  unsigned auth_failures_per_minute = 20;  // per client, then 429 (for failures only)
+  unsigned auth_failures_per_minute = 20;    // per client, then 429 (for failures only)
   std::size_t max_tracked_clients = 100000;  // the limiter's memory bound (oldest evicted)
   // GET .../audit runs on this many worker threads, never on the I/O threads; when
   // audit_queue requests already wait, it answers 503 with Retry-After.
@@ -103,7 +103,13 @@ class api {
   // A fixed GET page (e.g. GET /verify -> the browser verifier); one line to add a route.
   void add_page(std::string path, std::string content_type, std::string_view body);
   [[nodiscard]] std::string metrics();
-  void flush() { store_.flush(); }  // every accepted write answered
+  // Every accepted write answered, every accepted audit and mental step answered and its job
+  // gone (serve() calls it before the io_context the answers are posted to is destroyed).
+  void flush() {
+    store_.flush();
+    mental_pool_.drain();
+    audit_pool_.drain();
+  }
   // Counts a response the transport answered itself (413, 431, 503 at the connection cap...)
   // in /metrics, as if handle() had answered it.
   void count(unsigned status) noexcept;
@@ -211,7 +217,7 @@ class api {
   bool watch_stop_ = false;
   std::thread watch_thread_;
   work_pool mental_pool_;  // before audit_pool_: both finish their jobs while the rest lives
-  work_pool audit_pool_;  // last: its destructor finishes accepted audits while the rest still lives
+  work_pool audit_pool_;   // last: its destructor finishes accepted audits while the rest still lives
 };
 
 }  // namespace fairdeck::service

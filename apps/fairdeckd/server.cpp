@@ -118,8 +118,10 @@ class session : public std::enable_shared_from_this<session> {
   // Between requests: the idle timeout (a new connection: the header timeout) until a byte arrives.
   void wait_request() {
     if (buffer_.size() > 0) return read_header();  // pipelined: the next request is here already
-    if (fresh_) stream_.expires_at(accepted_ + std::min(state_.options.header_timeout, state_.options.read_timeout));
-    else stream_.expires_after(state_.options.idle_timeout);
+    if (fresh_)
+      stream_.expires_at(accepted_ + std::min(state_.options.header_timeout, state_.options.read_timeout));
+    else
+      stream_.expires_after(state_.options.idle_timeout);
     stream_.async_read_some(buffer_.prepare(4096),
                             beast::bind_front_handler(&session::on_first_bytes, shared_from_this()));
   }
@@ -178,7 +180,8 @@ class session : public std::enable_shared_from_this<session> {
       req.idempotency_key_repeated = req.idempotency_key_repeated || it != request_.find("Idempotency-Key");
       req.idempotency_key = sv(it->value());
     }
-    if (const auto accept = request_.find(http::field::accept); accept != request_.end()) req.accept = sv(accept->value());
+    if (const auto accept = request_.find(http::field::accept); accept != request_.end())
+      req.accept = sv(accept->value());
     req.body = request_.body();
     req.client = client_;
     req.role = role_;
@@ -189,6 +192,8 @@ class session : public std::enable_shared_from_this<session> {
       // reference moves into the I/O thread's handler: a worker must not hold it past the
       // answer, or it could drop the last one (and destroy the socket) after the drained
       // io_context was stopped and serve() returned (a hang or abort at shutdown).
+      // (serve() drains the worker pools before the io_context goes: a worker's executor copy,
+      // destroyed after it, would reach into the destroyed strand service.)
       auto s = std::move(self);
       if (!s) return;  // a second answer to one request: nothing to send it on
       const auto ex = s->stream_.get_executor();
@@ -361,10 +366,11 @@ std::string connection_budget(server_options& o) {
     return {};
   }
   if (o.max_connections <= fit) return {};
-  return fmt::format("warning: --max-connections {} does not fit under the file-descriptor limit {} (ulimit -n, "
-                     "LimitNOFILE) with {} kept for the store; when descriptors run out, new connections are "
-                     "answered 503",
-                     o.max_connections, limit, std::min(reserve, limit / 2));
+  return fmt::format(
+      "warning: --max-connections {} does not fit under the file-descriptor limit {} (ulimit -n, "
+      "LimitNOFILE) with {} kept for the store; when descriptors run out, new connections are "
+      "answered 503",
+      o.max_connections, limit, std::min(reserve, limit / 2));
 }
 
 void serve(api& handler, const server_options& o,

@@ -42,9 +42,21 @@ void work_pool::run() {
       if (jobs_.empty()) return;  // stopping, and every accepted job has run
       job = std::move(jobs_.front());
       jobs_.pop_front();
+      ++running_;
     }
     job();
+    job = nullptr;  // its captures go before drain() can return
+    {
+      std::lock_guard lock(mutex_);
+      --running_;
+    }
+    idle_.notify_all();
   }
+}
+
+void work_pool::drain() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [&] { return jobs_.empty() && running_ == 0; });
 }
 
 }  // namespace fairdeck::service

@@ -28,6 +28,9 @@ class work_pool {
   // Queues `job` unless max_queued jobs already wait; on refusal `job` is left untouched.
   [[nodiscard]] bool try_post(std::function<void()>& job);
   [[nodiscard]] std::size_t queued() const;
+  // Waits until no job waits or runs: every accepted job has returned and been destroyed (with
+  // whatever it captured). A server calls it before destroying what the jobs answer through.
+  void drain();
 
  private:
   void run();
@@ -36,6 +39,8 @@ class work_pool {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> jobs_;
+  std::condition_variable idle_;
+  std::size_t running_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
