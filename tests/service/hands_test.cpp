@@ -96,10 +96,10 @@ bool two_aces_on_top(const std::vector<card_t>& deck) { return deck[0] % 13 == 0
 // Finds seeds for seats 2..n (n = others + 1) that put two aces on top of the deck the
 // operator *predicts* with `seat1` as seat 1's seed: the grinding attack of the review.
 std::vector<std::string> grind(const fair::server_seed& server, const std::string& seat1, std::size_t others,
-                               std::uint64_t nonce, int& tries) {
+                               std::uint64_t nonce, int& tries, std::string_view tag = "house") {
   for (tries = 1; tries < 100000; ++tries) {
     std::vector<std::string> seeds{seat1};
-    for (std::size_t i = 0; i < others; ++i) seeds.push_back(fmt::format("house-{}-{}", i, tries));
+    for (std::size_t i = 0; i < others; ++i) seeds.push_back(fmt::format("{}-{}-{}", tag, i, tries));
     if (two_aces_on_top(fair::deal_deck(server, fair::combine_client_seeds(seeds), nonce, {})))
       return {seeds.begin() + 1, seeds.end()};
   }
@@ -288,7 +288,8 @@ TEST_F(hands_test, AnOperatorWithKeyDatabaseAndAllOtherSeatsCannotSteerAHand) {
     for (unsigned i = 0; i < 3; ++i) ASSERT_EQ(commit(hand, i + 2, house[i]), 200u);
     ASSERT_EQ(reveal(hand, 1, honest), 200u);  // the honest client reveals once all commitments are in
     // 2. Now it knows seat 1's seed and grinds again: a commitment cannot be changed...
-    const auto better = grind(server, honest, 3, nonce, tries);
+    // (other seed names than the first grind's: the same name would be the committed seed again)
+    const auto better = grind(server, honest, 3, nonce, tries, "better");
     EXPECT_EQ(commit(hand, 2, better[0]), 409u);
     // ... and a different seed does not hash to the commitment.
     EXPECT_EQ(reveal(hand, 2, better[0]), 409u);
