@@ -182,9 +182,13 @@ void api::write(write_request w, const http_request& req, respond_fn respond,
     count(resp.status);
     respond(std::move(resp));
   };
+  // The store may keep this callback after calling it: it lets go of `defer` (a copy of the
+  // connection's strand executor) on the call, or that copy could outlive the server's
+  // io_context (its destruction then reaches into the destroyed strand service).
   store_.submit(std::move(w), [defer = req.defer, finish = std::move(finish)](write_result r) mutable {
-    if (!defer) return finish(r);
-    defer([finish = std::move(finish), r = std::move(r)]() mutable { finish(r); });
+    auto d = std::exchange(defer, nullptr);
+    if (!d) return finish(r);
+    d([finish = std::move(finish), r = std::move(r)]() mutable { finish(r); });
   });
 }
 
