@@ -29,6 +29,19 @@ json skeleton(const mental::hand& h) {
               {"steps", json::array()}};
 }
 
+// Appends a sealed record to the table's chain and stores both: the answer carries the record.
+write_result append_sealed(table_state& t, record r, transaction& tx) {
+  t.next_seq += 1;
+  t.head_hash = r.hash;
+  tx.append(r);
+  tx.update(t);
+  write_result out;
+  out.table = t.id;
+  out.hand = r.hand;
+  out.rec = std::move(r);
+  return out;
+}
+
 }  // namespace
 
 std::string players_text(std::span<const mental::public_share> players) {
@@ -118,15 +131,9 @@ write_result apply_mental(const open_mental_hand& req, transaction& tx) {
   seal(r, t->head_hash);
   t->hands = r.hand;
   t->mental->hand = mental_table::hand_progress{r.hand, r.mental_id, r.seq, 0, r.head, now_ms()};
-  t->next_seq += 1;
-  t->head_hash = r.hash;
-  tx.append(r);
-  tx.update(*t);
-  write_result out;
-  out.table = t->id;
-  out.hand = r.hand;
-  out.seats = r.seats;
-  out.rec = std::move(r);
+  const unsigned seats = r.seats;
+  auto out = append_sealed(*t, std::move(r), tx);
+  out.seats = seats;
   return out;
 }
 
@@ -160,15 +167,7 @@ write_result apply_mental(const mental_step_write& req, transaction& tx) {
   cur->steps += 1;
   cur->head = r.head;
   cur->since_ms = now_ms();
-  t->next_seq += 1;
-  t->head_hash = r.hash;
-  tx.append(r);
-  tx.update(*t);
-  write_result out;
-  out.table = t->id;
-  out.hand = r.hand;
-  out.rec = std::move(r);
-  return out;
+  return append_sealed(*t, std::move(r), tx);
 }
 
 mental::hand hand_of_record(const record& r) {
