@@ -377,6 +377,46 @@ TEST(MentalHand, StepsCopiedBetweenHandsFail) {
   EXPECT_NE(v2.problem.find("step 2 (reveal by player 2 to all)"), std::string::npos) << v2.problem;
 }
 
+// verify_hand(h, k) checks the proofs of steps k.. only (a server that verified the earlier
+// steps when they came), but the structure of every step: a forged proof at step k or later is
+// caught, one before k is not (that is the offline verifier's job, proofs_from = 0), and a step
+// out of turn or a repeated position anywhere still fails.
+TEST(MentalHand, VerifyingFromAStepChecksThatStepsProofsAndEveryStepsStructure) {
+  table t(2);
+  t.shuffle_all();
+  t.open_to(1, {0, 1});
+  t.open_to_all({4});
+  ASSERT_TRUE(verify_hand(t.h).ok);
+  for (std::size_t k = 0; k <= t.h.steps.size(); ++k) EXPECT_TRUE(verify_hand(t.h, k).ok) << k;
+  // A forged partial decryption in the last step: caught from 0..last, not after it.
+  const std::size_t last = t.h.steps.size() - 1;
+  ASSERT_EQ(last, 4u);  // shuffle, shuffle, reveal to seat 1, two reveals to all
+  hand forged = t.h;
+  auto& reveal = std::get<reveal_step>(forged.steps[last]);
+  reveal.shares[0].share = add(reveal.shares[0].share, card_points(52)[1]);
+  for (std::size_t k = 0; k <= last; ++k) {
+    const auto v = verify_hand(forged, k);
+    EXPECT_FALSE(v.ok) << k;
+    EXPECT_EQ(v.failed_step, std::optional<std::size_t>(last)) << k;
+  }
+  // Two cards of shuffle 1's output swapped: its proof fails from 0 and 1; from 2 the later
+  // reveals' proofs (made against the deck as it was) fail; with no proofs at all it passes.
+  hand bad_shuffle = t.h;
+  auto& out = std::get<shuffle_step>(bad_shuffle.steps[1]).out;
+  std::swap(out[0], out[1]);
+  EXPECT_EQ(verify_hand(bad_shuffle, 0).failed_step, std::optional<std::size_t>(1));
+  EXPECT_EQ(verify_hand(bad_shuffle, 1).failed_step, std::optional<std::size_t>(1));
+  EXPECT_EQ(verify_hand(bad_shuffle, 2).failed_step, std::optional<std::size_t>(2));
+  EXPECT_TRUE(verify_hand(bad_shuffle, bad_shuffle.steps.size()).ok);
+  // Structure is checked at every step whatever proofs_from says: a repeated position in step 2.
+  hand repeated = t.h;
+  auto& r2 = std::get<reveal_step>(repeated.steps[2]);
+  r2.positions[1] = r2.positions[0];
+  const auto v = verify_hand(repeated, repeated.steps.size());
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.failed_step, std::optional<std::size_t>(2));
+}
+
 TEST(MentalHand, EveryByteEditFails) {
   // A 2-player hand with both shuffles, a private and a public opening. A fixed-seed sample of
   // 150 bytes from each region — header, shuffles, reveals — is edited; an edited hex digit

@@ -100,7 +100,12 @@ struct verification {
   std::size_t shuffles = 0, reveals = 0;
   std::map<std::uint32_t, std::uint32_t> public_cards;  // position -> card, opened to all
 };
-[[nodiscard]] verification verify_hand(const hand& h);
+// proofs_from > 0 checks the structure of every step (turns, players, positions, deck sizes,
+// the chained head) but the proofs only of steps proofs_from and later (the header's only when
+// it is 0): for a caller that verified the first proofs_from steps when they came, like
+// fairdeckd accepting one step at a time (a step then costs its own proofs, not the hand's).
+// An offline verifier passes 0, the default.
+[[nodiscard]] verification verify_hand(const hand& h, std::size_t proofs_from = 0);
 
 struct text_verification {
   bool readable = false;  // false: not JSON or not a fairdeck-mental/v1 transcript at all
