@@ -1,18 +1,28 @@
 // Batch 7-card evaluation of card arrays with run-time dispatch: a scalar kernel (the one-hand
 // code in a loop) and an AVX-512 kernel (target attributes + a run-time CPU check, so the
-// library needs no -march flag). The AVX-512 kernel evaluates 8 hands per step in 64-bit lanes:
-//   card -> key: two byte-table lookups (vpermb, AVX512-VBMI) give each card's shift counts
-//                (3 * poker rank, 48 + 4 * suit); the key is the sum of 1 << count, as in
-//                detail::card_keys, so it is the scalar key bit for bit;
-//   hash:        the same multiply-shift and XOR displacement (vpmullq), two gathers
-//                (displacement, then value) into the same tables as the scalar code;
-//   flushes:     lanes whose suit counters show a flush (about 3 % of random hands) are
-//                redone by the scalar code.
+// library needs no -march flag). The AVX-512 kernel works on runs of 1,024 hands:
+//   1. keys, 8 hands a step in 64-bit lanes: the cards become bytes, 8 per hand; for each byte
+//      position i of the card keys, one vpermb (AVX512-VBMI) maps every card to its key's byte i
+//      and one vpsadbw adds each hand's 8 bytes; key = start + sum of (that sum << 8i). Addition
+//      is linear, so this is detail::card_keys summed, the scalar key bit for bit (7 byte
+//      lookups and sums a step, against 14 lookups and 14 variable shifts for per-card keys).
+//      The multiply of the hash (vpmullq) too; the input is prefetched 256 hands ahead.
+//   2. the two table reads per hand (displacement, then value) as plain loads from the same
+//      tables as the scalar code: independent from hand to hand, so the core keeps many in
+//      flight. Vector gathers here (the previous kernel) left each step waiting on them: 70 %
+//      of its samples sat behind the two gathers. Quiet Zen 4, same runs: the previous kernel
+//      310 M hands/s, byte-sum keys 330, plus this split 358, plus the prefetch ~390-405.
+//   3. flush lanes (about 3 % of random hands, a fifth of the steps), noted without a branch
+//      in step 1, redone by the scalar code: a branch per step mispredicts and throws away the
+//      overlap of the following steps.
 // Hence the kernels agree on every hand; tests/poker_eval_kernels_test.cpp checks all of them.
-// Measured on AMD Zen 4 under load (bench/peers/ompeval_eval.sh, docs/poker.md): the kernel
-// beats the scalar loop on card arrays (it builds 8 keys at once); on ready-made hand
-// accumulators the two gathers lost to the one-hand loop (so there is no batch call for them),
-// and a scalar kernel staged over blocks of 32 hands with prefetches lost to the plain loop.
+// Measured on AMD Zen 4 (bench/peers/ompeval_eval.sh, docs/poker.md). Tried and lost: the
+// hashes stored as 32-bit slots and 16-bit buckets for step 2 (no change), runs of 256 or 512
+// hands (slower) or 2,048+ (no better), a 512 KB value table with 4,096 buckets (slower: L2).
+// On ready-made hand accumulators the gathers lost to the one-hand loop (so there is no batch
+// call for them), and a scalar kernel staged over blocks of 32 hands with prefetches lost to
+// the plain loop.
+#include <algorithm>
 #include <array>
 
 #include "fairdeck/poker/hand_eval.hpp"
@@ -27,38 +37,39 @@
 #define FAIRDECK_EVAL_AVX512 1
 #endif
 
+
 namespace fairdeck::poker {
 namespace {
 
 #if FAIRDECK_EVAL_AVX512
 #define FAIRDECK_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
 
-struct shift_tables {
-  alignas(64) std::array<std::uint8_t, 64> rank{};  // 3 * poker rank of card c
-  alignas(64) std::array<std::uint8_t, 64> suit{};  // 48 + 4 * suit of card c
+// Byte i of every card's key (detail::card_keys), as a 64-entry vpermb table; entries 52..63
+// are 0, so a pad byte of 63 adds nothing. Bytes 0..4 hold the rank counts, 6..7 the suit
+// counters; byte 5 is 0 for every card.
+struct digit_tables {
+  alignas(64) std::array<std::array<std::uint8_t, 64>, 8> byte{};
 };
-constexpr shift_tables make_shift_tables() {
-  shift_tables t;
-  for (card_t c = 0; c < 52; ++c) {
-    t.rank[c] = static_cast<std::uint8_t>(3 * poker_rank(c));
-    t.suit[c] = static_cast<std::uint8_t>(48 + 4 * suit_of(c));
-  }
-  return t;
+constexpr digit_tables make_digit_tables() {
+  digit_tables d;
+  for (unsigned i = 0; i < 8; ++i)
+    for (card_t c = 0; c < 52; ++c) d.byte[i][c] = static_cast<std::uint8_t>(detail::card_keys[c] >> (8 * i));
+  return d;
 }
-constexpr shift_tables shifts = make_shift_tables();
+constexpr digit_tables digits = make_digit_tables();
 
-// Word indices that move card k of hand j (word 7j + k of 56) to word 4j (the low word of
-// 64-bit lane j), for vpermt2w.
-struct extract_indices {
-  alignas(64) std::array<std::array<std::uint16_t, 32>, 7> idx{};
+// Byte indices that spread 56 packed card bytes (7 per hand) to 8 per hand (byte 8j + k = card
+// k of hand j); the 8th byte of each hand is masked to the pad.
+struct spread_indices {
+  alignas(64) std::array<std::uint8_t, 64> idx{};
 };
-constexpr extract_indices make_extract_indices() {
-  extract_indices e;
-  for (unsigned k = 0; k < 7; ++k)
-    for (unsigned j = 0; j < 8; ++j) e.idx[k][4 * j] = static_cast<std::uint16_t>(7 * j + k);
-  return e;
+constexpr spread_indices make_spread_indices() {
+  spread_indices s;
+  for (unsigned j = 0; j < 8; ++j)
+    for (unsigned k = 0; k < 8; ++k) s.idx[8 * j + k] = static_cast<std::uint8_t>(k < 7 ? 7 * j + k : 0);
+  return s;
 }
-constexpr extract_indices extract = make_extract_indices();
+constexpr spread_indices spread = make_spread_indices();
 
 struct table_view {
   std::uint64_t multiplier;
@@ -66,50 +77,78 @@ struct table_view {
   const strength_t* values;
 };
 
-// Strengths of 8 keys with no flush (the flush lanes give garbage, fixed by the caller).
-FAIRDECK_AVX512_TARGET inline __m128i by_ranks8(const table_view& t, __m512i key) {
-  const __m512i h = _mm512_mullo_epi64(_mm512_and_si512(key,
-                                                        _mm512_set1_epi64(static_cast<long long>(detail::rank_bits))),
-                                       _mm512_set1_epi64(static_cast<long long>(t.multiplier)));
-  const __m512i bucket = _mm512_srli_epi64(h, 64 - hand_evaluator::bucket_bits);
-  const __m256i slot = _mm512_cvtepi64_epi32(
-      _mm512_and_si512(_mm512_srli_epi64(h, 64 - hand_evaluator::bucket_bits - hand_evaluator::slot_bits),
-                       _mm512_set1_epi64(hand_evaluator::slots - 1)));
-  // 32-bit gathers of the 16-bit entries (the 2 bytes above the last entry are the next
-  // member of hand_evaluator), masked to 16 bits.
-  const __m256i low16 = _mm256_set1_epi32(0xffff);
-  const __m256i disp = _mm256_and_si256(_mm512_i64gather_epi32(bucket, t.displacement, 2), low16);
-  const __m256i at = _mm256_xor_si256(slot, disp);
-  const __m256i v = _mm256_i32gather_epi32(reinterpret_cast<const int*>(t.values), at, 2);
-  return _mm256_cvtepi32_epi16(v);  // the upper 16 bits are dropped
+// One 8-hand block's keys: the cards as bytes, 8 per hand (a pad of 63 last), then for each
+// non-zero byte position i of the card keys, vpermb maps every card to its key's byte i and
+// vpsadbw adds a hand's 8 bytes; key = start + sum over i of (that sum << 8i). Addition is
+// linear, so this is the sum of the cards' keys, bit for bit the scalar key.
+FAIRDECK_AVX512_TARGET inline __m512i keys8(const card_t* c, const __m512i* table, __m512i spread_idx, __m512i start) {
+  const __m512i a = _mm512_loadu_si512(c);                         // cards 0..31 (16-bit)
+  const __m512i b = _mm512_maskz_loadu_epi16(0x00ffffff, c + 32);  // cards 32..55
+  const __m512i packed = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)), _mm512_cvtepi16_epi8(b),
+                                            1);
+  const __m512i cards = _mm512_mask_permutexvar_epi8(_mm512_set1_epi8(63), 0x7f7f7f7f7f7f7f7fULL, spread_idx, packed);
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i key = start;
+  key = _mm512_add_epi64(key, _mm512_sad_epu8(_mm512_permutexvar_epi8(cards, table[0]), zero));
+  key = _mm512_add_epi64(key, _mm512_slli_epi64(_mm512_sad_epu8(_mm512_permutexvar_epi8(cards, table[1]), zero), 8));
+  key = _mm512_add_epi64(key, _mm512_slli_epi64(_mm512_sad_epu8(_mm512_permutexvar_epi8(cards, table[2]), zero), 16));
+  key = _mm512_add_epi64(key, _mm512_slli_epi64(_mm512_sad_epu8(_mm512_permutexvar_epi8(cards, table[3]), zero), 24));
+  key = _mm512_add_epi64(key, _mm512_slli_epi64(_mm512_sad_epu8(_mm512_permutexvar_epi8(cards, table[4]), zero), 32));
+  key = _mm512_add_epi64(key, _mm512_slli_epi64(_mm512_sad_epu8(_mm512_permutexvar_epi8(cards, table[6]), zero), 48));
+  key = _mm512_add_epi64(key, _mm512_slli_epi64(_mm512_sad_epu8(_mm512_permutexvar_epi8(cards, table[7]), zero), 56));
+  return key;
 }
 
 FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_view& t, const card_t* cards,
                                          std::size_t n, strength_t* out) {
-  const __m512i rank_table = _mm512_load_si512(shifts.rank.data());
-  const __m512i suit_table = _mm512_load_si512(shifts.suit.data());
-  const __m512i one = _mm512_set1_epi64(1);
+  __m512i table[8];
+  for (unsigned i = 0; i < 8; ++i) table[i] = _mm512_load_si512(digits.byte[i].data());
+  const __m512i spread_idx = _mm512_load_si512(spread.idx.data());
   const __m512i start = _mm512_set1_epi64(static_cast<long long>(detail::start_key));
   const __m512i flush = _mm512_set1_epi64(static_cast<long long>(detail::flush_bits));
-  __m512i idx[7];
-  for (unsigned k = 0; k < 7; ++k) idx[k] = _mm512_load_si512(extract.idx[k].data());
+  // Flush lanes (about 3 % of random hands, a fifth of the blocks) are noted without a branch
+  // and redone by the scalar code after each run of blocks: a branch per block mispredicts
+  // and throws away the overlap of the following blocks' gathers.
+  constexpr std::size_t run = 128;  // steps of 8 hands
+  constexpr std::size_t prefetch_hands = 256;
+  std::array<std::size_t, run> pending_block;  // first hand of the block
+  std::array<std::uint8_t, run> pending_lanes;
+  alignas(64) std::array<std::uint64_t, run * 8> hashes;
+  const __m512i rank_bits = _mm512_set1_epi64(static_cast<long long>(detail::rank_bits));
+  const __m512i multiplier = _mm512_set1_epi64(static_cast<long long>(t.multiplier));
+  constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
+  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::slot_bits;
   std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const card_t* c = cards + 7 * i;
-    const __m512i a = _mm512_loadu_si512(c);                         // words 0..31
-    const __m512i b = _mm512_maskz_loadu_epi16(0x00ffffff, c + 32);  // words 32..55
-    __m512i key = start;
-    for (unsigned k = 0; k < 7; ++k) {
-      const __m512i card = _mm512_maskz_permutex2var_epi16(0x11111111, a, idx[k], b);
-      const __m512i r = _mm512_maskz_permutexvar_epi8(0x0101010101010101ULL, card, rank_table);
-      const __m512i s = _mm512_maskz_permutexvar_epi8(0x0101010101010101ULL, card, suit_table);
-      key = _mm512_add_epi64(key, _mm512_or_si512(_mm512_sllv_epi64(one, r), _mm512_sllv_epi64(one, s)));
+  while (i + 8 <= n) {
+    std::size_t pending = 0;
+    const std::size_t first = i;
+    const std::size_t stop = i + std::min<std::size_t>(run * 8, (n - i) / 8 * 8);
+    // 1. Keys and their hashes, 8 hands a step.
+    for (; i < stop; i += 8) {
+      // The input streams from memory (14 bytes a hand): ask for it 256 hands ahead.
+      const char* ahead = reinterpret_cast<const char*>(cards + 7 * std::min(i + prefetch_hands, n - 8));
+      _mm_prefetch(ahead, _MM_HINT_T0);
+      _mm_prefetch(ahead + 64, _MM_HINT_T0);
+      const __m512i key = keys8(cards + 7 * i, table, spread_idx, start);
+      _mm512_store_si512(hashes.data() + (i - first), _mm512_mullo_epi64(_mm512_and_si512(key, rank_bits), multiplier));
+      const unsigned m = _mm512_test_epi64_mask(key, flush);
+      pending_block[pending] = i;
+      pending_lanes[pending] = static_cast<std::uint8_t>(m);
+      pending += m != 0;
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), by_ranks8(t, key));
-    for (unsigned m = _mm512_test_epi64_mask(key, flush); m; m &= m - 1) {
-      const unsigned j = static_cast<unsigned>(__builtin_ctz(m));
-      out[i + j] = ev.eval7(c + 7 * j);
+    // 2. The two table reads per hand as plain loads: independent from hand to hand, so the
+    //    core keeps many in flight (vector gathers here left the loop waiting on each one).
+    for (std::size_t j = 0; j < stop - first; ++j) {
+      const std::uint64_t h = hashes[j];
+      const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (hand_evaluator::slots - 1);
+      out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
     }
+    // 3. The flush lanes, by the scalar code.
+    for (std::size_t p = 0; p < pending; ++p)
+      for (unsigned m = pending_lanes[p]; m; m &= m - 1) {
+        const std::size_t h = pending_block[p] + static_cast<unsigned>(__builtin_ctz(m));
+        out[h] = ev.eval7(cards + 7 * h);
+      }
   }
   for (; i < n; ++i) out[i] = ev.eval7(cards + 7 * i);
 }

@@ -127,7 +127,7 @@ class hand_evaluator {
   [[nodiscard]] static bool kernel_supported(eval_kernel k) noexcept;
   void eval7_batch(eval_kernel k, const card_t* cards, std::size_t n, strength_t* out) const noexcept;
 
-  static constexpr unsigned bucket_bits = 14;
+  static constexpr unsigned bucket_bits = 13;
   static constexpr unsigned slot_bits = 17;
   static constexpr unsigned slots = 1u << slot_bits;
 
