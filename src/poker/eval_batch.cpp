@@ -8,17 +8,21 @@
 //      lookups and sums a step, against 14 lookups and 14 variable shifts for per-card keys).
 //      The multiply of the hash (vpmullq) too; the input is prefetched 256 hands ahead.
 //   2. the two table reads per hand (displacement, then value) as plain loads from the same
-//      tables as the scalar code: independent from hand to hand, so the core keeps many in
-//      flight. Vector gathers here (the previous kernel) left each step waiting on them: 70 %
-//      of its samples sat behind the two gathers. Quiet Zen 4, same runs: the previous kernel
-//      310 M hands/s, byte-sum keys 330, plus this split 358, plus the prefetch ~390-405.
+//      tables as the scalar code, for the step 4 steps back, inside the same loop: the loads
+//      are independent from hand to hand and their waits overlap the next steps' vector work.
+//      Vector gathers here (the previous kernel) left each step waiting on them: 70 % of its
+//      samples sat behind the two gathers. Quiet Zen 4, same runs: the previous kernel 310 M
+//      hands/s, byte-sum keys 330, plain loads in a second pass 358, plus the input prefetch
+//      390-415, the loads interleaved 4 steps behind 450-485 (1, 2, 8 or 16 steps: the same
+//      within noise).
 //   3. flush lanes (about 3 % of random hands, a fifth of the steps), noted without a branch
 //      in step 1, redone by the scalar code: a branch per step mispredicts and throws away the
 //      overlap of the following steps.
 // Hence the kernels agree on every hand; tests/poker_eval_kernels_test.cpp checks all of them.
-// Measured on AMD Zen 4 (bench/peers/ompeval_eval.sh, docs/poker.md). Tried and lost: the
-// hashes stored as 32-bit slots and 16-bit buckets for step 2 (no change), runs of 256 or 512
-// hands (slower) or 2,048+ (no better), a 512 KB value table with 4,096 buckets (slower: L2).
+// Measured on AMD Zen 4 (bench/peers/ompeval_eval.sh, docs/poker.md). Tried and lost (with a
+// separate second pass): the hashes stored as 32-bit slots and 16-bit buckets (no change),
+// runs of 256 or 512 hands (slower) or 2,048+ (no better), a 512 KB value table with 4,096
+// buckets (slower: L2).
 // On ready-made hand accumulators the gathers lost to the one-hand loop (so there is no batch
 // call for them), and a scalar kernel staged over blocks of 32 hands with prefetches lost to
 // the plain loop.
@@ -106,9 +110,9 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
   const __m512i spread_idx = _mm512_load_si512(spread.idx.data());
   const __m512i start = _mm512_set1_epi64(static_cast<long long>(detail::start_key));
   const __m512i flush = _mm512_set1_epi64(static_cast<long long>(detail::flush_bits));
-  // Flush lanes (about 3 % of random hands, a fifth of the blocks) are noted without a branch
-  // and redone by the scalar code after each run of blocks: a branch per block mispredicts
-  // and throws away the overlap of the following blocks' gathers.
+  // Flush lanes (about 3 % of random hands, a fifth of the steps) are noted without a branch
+  // and redone by the scalar code after each run: a branch per step mispredicts and throws
+  // away the overlap of the following steps' loads.
   constexpr std::size_t run = 128;  // steps of 8 hands
   constexpr std::size_t prefetch_hands = 256;
   std::array<std::size_t, run> pending_block;  // first hand of the block
@@ -123,7 +127,16 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
     std::size_t pending = 0;
     const std::size_t first = i;
     const std::size_t stop = i + std::min<std::size_t>(run * 8, (n - i) / 8 * 8);
-    // 1. Keys and their hashes, 8 hands a step.
+    // 1. Keys and their hashes, 8 hands a step; 2. the two table reads of the step `lag`
+    //    steps back as plain loads, so that the loads' waits overlap the next keys' work.
+    const auto lookups = [&](std::size_t from) {
+      for (std::size_t j = from; j < from + 8; ++j) {
+        const std::uint64_t h = hashes[j];
+        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (hand_evaluator::slots - 1);
+        out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
+      }
+    };
+    constexpr std::size_t lag = 4;
     for (; i < stop; i += 8) {
       // The input streams from memory (14 bytes a hand): ask for it 256 hands ahead.
       const char* ahead = reinterpret_cast<const char*>(cards + 7 * std::min(i + prefetch_hands, n - 8));
@@ -135,14 +148,9 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
       pending_block[pending] = i;
       pending_lanes[pending] = static_cast<std::uint8_t>(m);
       pending += m != 0;
+      if (i - first >= 8 * lag) lookups(i - first - 8 * lag);
     }
-    // 2. The two table reads per hand as plain loads: independent from hand to hand, so the
-    //    core keeps many in flight (vector gathers here left the loop waiting on each one).
-    for (std::size_t j = 0; j < stop - first; ++j) {
-      const std::uint64_t h = hashes[j];
-      const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (hand_evaluator::slots - 1);
-      out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
-    }
+    for (std::size_t j = (stop - first > 8 * lag ? stop - first - 8 * lag : 0); j < stop - first; j += 8) lookups(j);
     // 3. The flush lanes, by the scalar code.
     for (std::size_t p = 0; p < pending; ++p)
       for (unsigned m = pending_lanes[p]; m; m &= m - 1) {
