@@ -190,6 +190,40 @@ TEST(TlogMerkle, ProofsReadLogarithmicallyManyStoredNodes) {
   }
 }
 
+// inclusion_proofs gives every leaf of a range exactly inclusion_proof's path (every range of
+// every tree up to 70 leaves), and for a batch at the right edge of a large tree it works out
+// the shared ragged edge once: the stored nodes under it are read once, not once per proof.
+TEST(TlogMerkle, ProofsOfARangeAreEachLeafsProofSharingTheEdge) {
+  stored_log log;
+  for (std::uint64_t n = 1; n <= 70; ++n) {
+    log.append(leaf_of(n - 1));
+    for (std::uint64_t first = 0; first <= n; first += 3)
+      for (std::uint64_t last = first; last <= n; last += 5) {
+        const auto all = inclusion_proofs(first, last, n, log.source());
+        ASSERT_EQ(all.size(), last - first);
+        for (std::uint64_t m = first; m < last; ++m)
+          ASSERT_EQ(all[m - first], inclusion_proof(m, n, log.source()))
+              << m << " of " << first << ".." << last << " in " << n;
+      }
+  }
+  EXPECT_THROW((void)inclusion_proofs(3, 2, 5, log.source()), std::invalid_argument);
+  EXPECT_THROW((void)inclusion_proofs(0, 71, 70, log.source()), std::invalid_argument);
+  stored_log big;
+  const std::uint64_t n = 100'003;  // 17 set bits: a long ragged edge
+  for (std::uint64_t i = 0; i < n; ++i) big.append(leaf_of(i));
+  big.reads = 0;
+  const auto batch = inclusion_proofs(n - 64, n, n, big.source());
+  const auto batch_reads = big.reads;
+  big.reads = 0;
+  std::uint64_t separate_reads = 0;
+  for (std::uint64_t m = n - 64; m < n; ++m) {
+    big.reads = 0;
+    EXPECT_EQ(inclusion_proof(m, n, big.source()), batch[m - (n - 64)]);
+    separate_reads += big.reads;
+  }
+  EXPECT_LT(batch_reads + 100, separate_reads) << batch_reads << " vs " << separate_reads;
+}
+
 TEST(TlogMerkle, BadArgumentsAreRefusedNotOverflowed) {
   stored_log log;
   for (int i = 0; i < 5; ++i) log.append(leaf_of(static_cast<std::uint64_t>(i)));

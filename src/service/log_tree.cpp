@@ -60,7 +60,8 @@ tlog::note_signer open_log_key(std::string_view meta_value, const secret_key& ke
   std::array<std::uint8_t, 32> seed = s->bytes();
   tlog::note_signer signer(vkey.name(), tlog::key_type::ed25519, seed);
   sodium_memzero(seed.data(), seed.size());
-  if (signer.verifier().text() != vkey.text()) throw std::runtime_error("the store's log key does not match its public half");
+  if (signer.verifier().text() != vkey.text())
+    throw std::runtime_error("the store's log key does not match its public half");
   return signer;
 }
 
@@ -109,6 +110,7 @@ void for_each_peak(const tlog::frontier& f, F&& fn) {
 }  // namespace
 
 std::vector<tlog::hash> tree_batch::inclusion(std::uint64_t seq) const {
+  if (seq >= first_ && seq - first_ < proofs_.size()) return proofs_[seq - first_];
   return tlog::inclusion_proof(seq, size, [this](unsigned level, std::uint64_t index) {
     const auto it = nodes_.find({level, index});
     if (it == nodes_.end()) missing_node(level, index);
@@ -126,7 +128,10 @@ log_writer::table_tree& log_writer::load(tree_storage& s, const std::string& tab
   table_tree t;
   if (auto h = s.load_head(table)) t.tree = std::move(h->tree);
   t.batch = std::make_shared<tree_batch>();
-  for_each_peak(t.tree, [&](unsigned level, std::uint64_t index, const tlog::hash& h) { t.batch->nodes_[{level, index}] = h; });
+  t.batch->first_ = seq;  // earlier leaves added below are older records, not this batch's
+  for_each_peak(t.tree, [&](unsigned level, std::uint64_t index, const tlog::hash& h) {
+    t.batch->nodes_[{level, index}] = h;
+  });
   auto& out = tables_.emplace(table, std::move(t)).first->second;
   if (out.tree.size() > seq)
     throw std::runtime_error(fmt::format("the tree of table '{}' has more leaves than the table has records", table));
@@ -144,8 +149,10 @@ void log_writer::add_leaf(table_tree& t, const tlog::hash& leaf) {
 
 void log_writer::append(tree_storage& s, const record& r) {
   const auto it = tables_.find(r.table);
-  if (it == tables_.end()) undo_.push_back(saved{r.table, std::nullopt, 0});
-  else undo_.push_back(saved{r.table, it->second.tree, it->second.added.size()});
+  if (it == tables_.end())
+    undo_.push_back(saved{r.table, std::nullopt, 0});
+  else
+    undo_.push_back(saved{r.table, it->second.tree, it->second.added.size()});
   auto& t = load(s, r.table, r.seq);
   if (t.tree.size() != r.seq)
     throw std::runtime_error(fmt::format("record {} of table '{}' is not the tree's next leaf", r.seq, r.table));
@@ -180,6 +187,12 @@ std::map<std::string, std::shared_ptr<const tree_batch>> log_writer::finish(tree
     s.insert_nodes(table, rows);
     t.batch->size = t.tree.size();
     t.batch->root = t.tree.root();
+    t.batch->proofs_ = tlog::inclusion_proofs(std::min(t.batch->first_, t.batch->size), t.batch->size, t.batch->size,
+                                              [&](unsigned level, std::uint64_t index) {
+                                                const auto it = t.batch->nodes_.find({level, index});
+                                                if (it == t.batch->nodes_.end()) missing_node(level, index);
+                                                return it->second;
+                                              });
     t.batch->checkpoint = sign_checkpoint(*signer_, table, t.batch->size, t.batch->root);
     s.save_head(table, t.tree, t.batch->checkpoint);
     out.emplace(table, std::move(t.batch));
@@ -205,8 +218,7 @@ void build_missing_trees(tree_storage& s, const tlog::note_signer& signer) {
         });
       s.insert_nodes(table, rows);
     }
-    if (f.size() != next_seq)
-      throw std::runtime_error(fmt::format("table '{}' lacks some of its records", table));
+    if (f.size() != next_seq) throw std::runtime_error(fmt::format("table '{}' lacks some of its records", table));
     s.save_head(table, f, sign_checkpoint(signer, table, f.size(), f.root()));
   }
 }
@@ -217,7 +229,10 @@ nlohmann::json receipt_json(const write_result& r) {
   if (!r.log || !r.rec) return nullptr;
   nlohmann::json inclusion = nlohmann::json::array();
   for (const auto& h : r.log->inclusion(r.rec->seq)) inclusion.push_back(tlog::to_hex(h));
-  return nlohmann::json{{"seq", r.rec->seq}, {"hash", r.rec->hash}, {"checkpoint", r.log->checkpoint}, {"inclusion", inclusion}};
+  return nlohmann::json{{"seq", r.rec->seq},
+                        {"hash", r.rec->hash},
+                        {"checkpoint", r.log->checkpoint},
+                        {"inclusion", inclusion}};
 }
 
 namespace {
@@ -329,7 +344,8 @@ cosign_result add_cosignatures(store& s, std::string_view table, std::string_vie
   }
   cosign_result out;
   for (const auto& sig : opened.verified) {
-    const auto w = std::find_if(witnesses.begin(), witnesses.end(), [&](const tlog::note_verifier& v) { return v.matches(sig); });
+    const auto w = std::find_if(witnesses.begin(), witnesses.end(),
+                                [&](const tlog::note_verifier& v) { return v.matches(sig); });
     if (w == witnesses.end() || w->type() != tlog::key_type::cosignature_v1) continue;
     std::string line = tlog::signature_line(sig);
     s.add_cosignature(table, c.size, c.root, fmt::format("{}+{:08x}", sig.name, sig.key_id), line);

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <stdexcept>
+#include <utility>
 
 #include <sodium.h>
 
@@ -158,16 +160,30 @@ frontier frontier::from_text(std::string_view text) {
 
 // ---- roots and proofs from stored complete subtrees ----
 
-hash subtree_root(std::uint64_t begin, std::uint64_t end, const node_source& nodes) {
+namespace {
+// Roots of ragged ranges [begin, end) already hashed (the ragged ranges of one tree's proofs
+// all end at its size: at most one per set bit of it).
+using edge_memo = std::map<std::pair<std::uint64_t, std::uint64_t>, hash>;
+
+hash range_root(std::uint64_t begin, std::uint64_t end, const node_source& nodes, edge_memo* memo) {
   if (begin >= end) throw std::invalid_argument("empty leaf range");
   const std::uint64_t n = end - begin;
   if (std::has_single_bit(n) && begin % n == 0)
     return nodes(static_cast<unsigned>(std::countr_zero(n)), begin >> std::countr_zero(n));
+  if (memo)
+    if (const auto it = memo->find({begin, end}); it != memo->end()) return it->second;
   // Not one stored subtree: the RFC's split. The left part [begin, begin+k) is complete and
   // aligned whenever begin is (always so for ranges a proof asks for); the right part is the
   // ragged edge, at most log n deep.
   const std::uint64_t k = split(n);
-  return node_hash(subtree_root(begin, begin + k, nodes), subtree_root(begin + k, end, nodes));
+  const hash h = node_hash(range_root(begin, begin + k, nodes, memo), range_root(begin + k, end, nodes, memo));
+  if (memo) memo->emplace(std::pair{begin, end}, h);
+  return h;
+}
+}  // namespace
+
+hash subtree_root(std::uint64_t begin, std::uint64_t end, const node_source& nodes) {
+  return range_root(begin, end, nodes, nullptr);
 }
 
 hash root(std::uint64_t size, const node_source& nodes) {
@@ -178,16 +194,17 @@ hash root(std::uint64_t size, const node_source& nodes) {
 namespace {
 
 // PATH(m, D[begin:end]) of RFC 9162 §2.1.3.1, appended to `out` deepest first.
-void path(std::uint64_t m, std::uint64_t begin, std::uint64_t end, const node_source& nodes, std::vector<hash>& out) {
+void path(std::uint64_t m, std::uint64_t begin, std::uint64_t end, const node_source& nodes, std::vector<hash>& out,
+          edge_memo* memo = nullptr) {
   const std::uint64_t n = end - begin;
   if (n == 1) return;
   const std::uint64_t k = split(n);
   if (m - begin < k) {
-    path(m, begin, begin + k, nodes, out);
-    out.push_back(subtree_root(begin + k, end, nodes));
+    path(m, begin, begin + k, nodes, out, memo);
+    out.push_back(range_root(begin + k, end, nodes, memo));
   } else {
-    path(m, begin + k, end, nodes, out);
-    out.push_back(subtree_root(begin, begin + k, nodes));
+    path(m, begin + k, end, nodes, out, memo);
+    out.push_back(range_root(begin, begin + k, nodes, memo));
   }
 }
 
@@ -218,6 +235,18 @@ std::vector<hash> inclusion_proof(std::uint64_t index, std::uint64_t size, const
                                 " leaves");
   std::vector<hash> out;
   path(index, 0, size, nodes, out);
+  return out;
+}
+
+std::vector<std::vector<hash>> inclusion_proofs(std::uint64_t first, std::uint64_t last, std::uint64_t size,
+                                                const node_source& nodes) {
+  check_size(size);
+  if (first > last || last > size)
+    throw std::invalid_argument("leaves " + std::to_string(first) + ".." + std::to_string(last) +
+                                " are not a range of a tree of " + std::to_string(size) + " leaves");
+  edge_memo memo;
+  std::vector<std::vector<hash>> out(last - first);
+  for (std::uint64_t i = first; i < last; ++i) path(i, 0, size, nodes, out[i - first], &memo);
   return out;
 }
 

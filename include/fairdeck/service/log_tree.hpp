@@ -93,21 +93,25 @@ class tree_batch {
   std::uint64_t size = 0;
   tlog::hash root{};
   // RFC 9162 inclusion proof of leaf `seq` (appended in this batch) in the checkpoint's tree.
+  // The batch's own leaves' proofs are computed once, when the batch is finished (they share
+  // the tree's ragged right edge: O(log n) hashes for all of them); others on demand.
   [[nodiscard]] std::vector<tlog::hash> inclusion(std::uint64_t seq) const;
 
  private:
   friend class log_writer;
   std::map<node_ref, tlog::hash> nodes_;
+  std::uint64_t first_ = 0;                      // the first leaf appended in this batch
+  std::vector<std::vector<tlog::hash>> proofs_;  // of leaves first_ .. size - 1
 };
 
 // Drives the tree inside a group-commit batch. Not thread-safe: the writer thread's.
 class log_writer {
  public:
   explicit log_writer(std::shared_ptr<const tlog::note_signer> signer) : signer_(std::move(signer)) {}
-  void begin();                                    // a new (attempt at a) batch
-  void append(tree_storage& s, const record& r);   // after the record's INSERT
-  void keep();                                     // the current write succeeded
-  void undo();                                     // the current write was rolled back to its savepoint
+  void begin();                                   // a new (attempt at a) batch
+  void append(tree_storage& s, const record& r);  // after the record's INSERT
+  void keep();                                    // the current write succeeded
+  void undo();                                    // the current write was rolled back to its savepoint
   // Signs and stores one checkpoint per table touched; the batches for receipts.
   [[nodiscard]] std::map<std::string, std::shared_ptr<const tree_batch>> finish(tree_storage& s);
 
@@ -168,8 +172,8 @@ struct log_head {
 enum class cosign_status { ok, malformed, unknown_witness, not_ours, no_table };
 struct cosign_result {
   cosign_status status = cosign_status::ok;
-  std::string message;             // one line
-  std::vector<std::string> kept;   // signature lines stored
+  std::string message;            // one line
+  std::vector<std::string> kept;  // signature lines stored
 };
 [[nodiscard]] cosign_result add_cosignatures(store& s, std::string_view table, std::string_view note_text,
                                              const tlog::note_verifier& log_key,

@@ -96,6 +96,12 @@ class frontier {
 // RFC 9162 §2.1.3.1: the audit path of leaf `index` in the tree of the first `size` leaves,
 // from the leaf's sibling up. Throws std::invalid_argument unless index < size.
 [[nodiscard]] std::vector<hash> inclusion_proof(std::uint64_t index, std::uint64_t size, const node_source& nodes);
+// The same proofs for every leaf in [first, last) of one tree: the ragged right-edge roots
+// that they share (at most one per set bit of `size`) are hashed once for all of them, so
+// the whole range costs O(log n) hashes, not O(log n) per proof (a batch's receipts).
+// Throws std::invalid_argument unless first <= last <= size.
+[[nodiscard]] std::vector<std::vector<hash>> inclusion_proofs(std::uint64_t first, std::uint64_t last,
+                                                              std::uint64_t size, const node_source& nodes);
 // RFC 9162 §2.1.4.1: that the tree of the first `from` leaves is a prefix of the tree of the
 // first `to`. Empty when from == to or from == 0. Throws std::invalid_argument unless from <= to.
 [[nodiscard]] std::vector<hash> consistency_proof(std::uint64_t from, std::uint64_t to, const node_source& nodes);
