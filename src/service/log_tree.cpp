@@ -109,13 +109,17 @@ void for_each_peak(const tlog::frontier& f, F&& fn) {
 }
 }  // namespace
 
-std::vector<tlog::hash> tree_batch::inclusion(std::uint64_t seq) const {
-  if (seq >= first_ && seq - first_ < proofs_.size()) return proofs_[seq - first_];
-  return tlog::inclusion_proof(seq, size, [this](unsigned level, std::uint64_t index) {
+tlog::node_source tree_batch::source() const {
+  return [this](unsigned level, std::uint64_t index) {
     const auto it = nodes_.find({level, index});
     if (it == nodes_.end()) missing_node(level, index);
     return it->second;
-  });
+  };
+}
+
+std::vector<tlog::hash> tree_batch::inclusion(std::uint64_t seq) const {
+  if (seq >= first_ && seq - first_ < proofs_.size()) return proofs_[seq - first_];
+  return tlog::inclusion_proof(seq, size, source());
 }
 
 void log_writer::begin() {
@@ -187,12 +191,8 @@ std::map<std::string, std::shared_ptr<const tree_batch>> log_writer::finish(tree
     s.insert_nodes(table, rows);
     t.batch->size = t.tree.size();
     t.batch->root = t.tree.root();
-    t.batch->proofs_ = tlog::inclusion_proofs(std::min(t.batch->first_, t.batch->size), t.batch->size, t.batch->size,
-                                              [&](unsigned level, std::uint64_t index) {
-                                                const auto it = t.batch->nodes_.find({level, index});
-                                                if (it == t.batch->nodes_.end()) missing_node(level, index);
-                                                return it->second;
-                                              });
+    tree_batch& b = *t.batch;
+    b.proofs_ = tlog::inclusion_proofs(std::min(b.first_, b.size), b.size, b.size, b.source());
     t.batch->checkpoint = sign_checkpoint(*signer_, table, t.batch->size, t.batch->root);
     s.save_head(table, t.tree, t.batch->checkpoint);
     out.emplace(table, std::move(t.batch));

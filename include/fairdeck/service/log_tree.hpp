@@ -99,6 +99,7 @@ class tree_batch {
 
  private:
   friend class log_writer;
+  [[nodiscard]] tlog::node_source source() const;  // the nodes below, for the tlog proofs
   std::map<node_ref, tlog::hash> nodes_;
   std::uint64_t first_ = 0;                      // the first leaf appended in this batch
   std::vector<std::vector<tlog::hash>> proofs_;  // of leaves first_ .. size - 1
