@@ -121,7 +121,7 @@ class hand_evaluator {
   // about 1.7x the one-hand loop (docs/poker.md); prefer it whenever hands come in numbers.
   void eval7_batch(const card_t* cards, std::size_t n, strength_t* out) const noexcept;
 
-  enum class eval_kernel : std::uint8_t { scalar, avx512 };
+  enum class eval_kernel : std::uint8_t { scalar, avx512, avx2 };
   // The kernel eval7_batch uses on this CPU, whether a kernel runs here, and eval7_batch
   // through a given kernel (for tests and benchmarks; the kernel must be supported).
   [[nodiscard]] static eval_kernel best_kernel() noexcept;
