@@ -261,7 +261,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
         out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
       }
     };
-    constexpr std::size_t lag = 8;  // steps of 4 hands; lookups in pairs of steps
+    constexpr std::size_t lag = 4;  // steps of 4 hands; lookups in pairs of steps
     for (; i < stop; i += 4) {
       const char* ahead = reinterpret_cast<const char*>(cards + 7 * std::min(i + prefetch_hands, n - 4));
       _mm_prefetch(ahead, _MM_HINT_T0);
