@@ -53,7 +53,8 @@ void BM_EvalRandom(benchmark::State& state) {
 }
 BENCHMARK(BM_EvalRandom<7>)->Arg(0)->Arg(1 << 12)->Arg(1 << 20);
 
-// The same hands through eval7_batch with each kernel this CPU has (0 = scalar, 1 = AVX-512);
+// The same hands through eval7_batch with each kernel this CPU has (0 = scalar, 1 = AVX-512,
+// 2 = AVX2);
 // baseline: BM_EvalRandom<7>/0 (one-hand loop) in the same run.
 void BM_EvalRandomBatch7(benchmark::State& state) {
   const auto kernel = static_cast<fp::hand_evaluator::eval_kernel>(state.range(0));
@@ -68,7 +69,7 @@ void BM_EvalRandomBatch7(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRandomHands));
 }
-BENCHMARK(BM_EvalRandomBatch7)->Arg(0)->Arg(1);
+BENCHMARK(BM_EvalRandomBatch7)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK(BM_EvalRandom<6>)->Arg(0);
 BENCHMARK(BM_EvalRandom<5>)->Arg(0);
 

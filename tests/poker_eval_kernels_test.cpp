@@ -19,7 +19,7 @@ using fairdeck::card_t;
 namespace fp = fairdeck::poker;
 using kernel = fp::hand_evaluator::eval_kernel;
 
-constexpr std::array<kernel, 2> all_kernels{kernel::scalar, kernel::avx512};
+constexpr std::array<kernel, 3> all_kernels{kernel::scalar, kernel::avx512, kernel::avx2};
 constexpr std::size_t batch = 4093;  // prime: every tail length occurs
 
 // Calls flush(cards, hands) for batches of all K-card hands (cards: 7 per hand, K used).

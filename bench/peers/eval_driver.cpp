@@ -153,9 +153,9 @@ int main(int argc, char** argv) {
   }
 #if defined(DRIVER_FAIRDECK)
   using kernel = fp::hand_evaluator::eval_kernel;
-  for (const kernel k : {kernel::scalar, kernel::avx512}) {  // rand_batch per kernel
+  for (const kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {  // rand_batch per kernel
     if (!fp::hand_evaluator::kernel_supported(k)) continue;
-    const std::string suffix = k == kernel::scalar ? "_scalar" : "_avx512";
+    const std::string suffix = k == kernel::scalar ? "_scalar" : k == kernel::avx2 ? "_avx2" : "_avx512";
     std::vector<fp::strength_t> out(n);
     std::uint64_t sum = 0;
     const double t0 = cpu_seconds();

@@ -50,7 +50,7 @@ for line in open(sys.argv[1]):
     t.setdefault(item, {}).setdefault(side, []).append(float(rate))
     ck.setdefault(item, {}).setdefault(side, set()).add(checksum)
 peer = {"enum_library": "enum_nested"}
-for k in ("scalar", "avx512"):
+for k in ("scalar", "avx2", "avx512"):
     peer["rand_batch_" + k] = "rand_cards"
 print(f"{'work':14} {'OMPEval M/s':>12} {'fairdeck M/s':>13} {'ratio':>6}  spread over rounds  checksums agree")
 for item, s in t.items():

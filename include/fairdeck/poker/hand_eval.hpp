@@ -116,12 +116,13 @@ class hand_evaluator {
   // Batch evaluation: out[i] = eval7(cards + 7 * i) for i < n (7 cards per hand, back to
   // back). Same contract as eval7 (unchecked). Runs the best kernel this CPU has (run-time
   // dispatch, see eval_kernel): the AVX-512 kernel (AVX512-VBMI) builds and hashes 8 hands'
-  // keys per step and reads the same tables, so every kernel gives the same strengths
-  // (tests/poker_eval_kernels_test.cpp checks all 133,784,560 hands). On random hands it is
-  // about 1.7x the one-hand loop (docs/poker.md); prefer it whenever hands come in numbers.
+  // keys per step, the AVX2 kernel 4, and both read the same tables, so every kernel gives
+  // the same strengths (tests/poker_eval_kernels_test.cpp checks all 133,784,560 hands). On
+  // random hands AVX-512 is about 1.7x the one-hand loop, AVX2 about 1.3x (docs/poker.md);
+  // prefer it whenever hands come in numbers.
   void eval7_batch(const card_t* cards, std::size_t n, strength_t* out) const noexcept;
 
-  enum class eval_kernel : std::uint8_t { scalar, avx512 };
+  enum class eval_kernel : std::uint8_t { scalar, avx512, avx2 };  // best first: avx512, avx2, scalar
   // The kernel eval7_batch uses on this CPU, whether a kernel runs here, and eval7_batch
   // through a given kernel (for tests and benchmarks; the kernel must be supported).
   [[nodiscard]] static eval_kernel best_kernel() noexcept;
