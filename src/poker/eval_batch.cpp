@@ -177,9 +177,9 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
 
 struct avx2_tables {
   alignas(32) std::array<std::array<std::uint8_t, 32>, 8> byte{};  // [i][r or s], both lanes
-  alignas(32) std::array<std::uint8_t, 32> suit_base{};             // 13 * s
-  alignas(32) std::array<std::uint8_t, 32> spread{};                // vpshufb: 7 cards -> 8 bytes
-  alignas(32) std::array<std::uint8_t, 32> pad{};                   // 0x80 on each hand's 8th byte
+  alignas(32) std::array<std::uint8_t, 32> suit_base{};            // 13 * s
+  alignas(32) std::array<std::uint8_t, 32> spread{};               // vpshufb: 7 cards -> 8 bytes
+  alignas(32) std::array<std::uint8_t, 32> pad{};                  // 0x80 on each hand's 8th byte
 };
 constexpr avx2_tables make_avx2_tables() {
   avx2_tables t;
@@ -212,11 +212,10 @@ FAIRDECK_AVX2_TARGET inline __m256i keys4(const card_t* c, const __m256i* table,
   const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
   const __m256i lanes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6));
   const __m256i cards = _mm256_shuffle_epi8(lanes, spread_idx);  // 8 bytes a hand, the 8th 0
-  const __m256i suit = _mm256_sub_epi8(
-      _mm256_setzero_si256(),
-      _mm256_add_epi8(_mm256_add_epi8(_mm256_cmpgt_epi8(cards, _mm256_set1_epi8(12)),
-                                      _mm256_cmpgt_epi8(cards, _mm256_set1_epi8(25))),
-                      _mm256_cmpgt_epi8(cards, _mm256_set1_epi8(38))));
+  const __m256i suit = _mm256_sub_epi8(_mm256_setzero_si256(),
+                                       _mm256_add_epi8(_mm256_add_epi8(_mm256_cmpgt_epi8(cards, _mm256_set1_epi8(12)),
+                                                                       _mm256_cmpgt_epi8(cards, _mm256_set1_epi8(25))),
+                                                       _mm256_cmpgt_epi8(cards, _mm256_set1_epi8(38))));
   const __m256i rank = _mm256_or_si256(_mm256_sub_epi8(cards, _mm256_shuffle_epi8(suit_base, suit)), pad);
   const __m256i suit_p = _mm256_or_si256(suit, pad);  // vpshufb gives 0 for the pad bytes
   const __m256i zero = _mm256_setzero_si256();
@@ -236,10 +235,11 @@ FAIRDECK_AVX2_TARGET inline __m256i mullo64(__m256i a, __m256i b, __m256i b_hi) 
   return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
 }
 
-FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view& t, const card_t* cards,
-                                     std::size_t n, strength_t* out) {
+FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view& t, const card_t* cards, std::size_t n,
+                                     strength_t* out) {
   __m256i table[8];
-  for (unsigned i = 0; i < 8; ++i) table[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.byte[i].data()));
+  for (unsigned i = 0; i < 8; ++i)
+    table[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.byte[i].data()));
   const __m256i suit_base = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.suit_base.data()));
   const __m256i spread_idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.spread.data()));
   const __m256i pad = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.pad.data()));
@@ -333,7 +333,8 @@ void hand_evaluator::eval7_batch(eval_kernel k, const card_t* cards, std::size_t
 #if FAIRDECK_EVAL_AVX512
   if (k == eval_kernel::avx512)
     return eval7_avx512(*this, {multiplier_, displacement_.data(), values_.data()}, cards, n, out);
-  if (k == eval_kernel::avx2) return eval7_avx2(*this, {multiplier_, displacement_.data(), values_.data()}, cards, n, out);
+  if (k == eval_kernel::avx2)
+    return eval7_avx2(*this, {multiplier_, displacement_.data(), values_.data()}, cards, n, out);
 #endif
   (void)k;
   for (std::size_t i = 0; i < n; ++i) out[i] = eval7(cards + 7 * i);
