@@ -19,7 +19,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_attack {
 namespace {
 
 struct attack_options {
@@ -283,6 +283,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_attack
 
-FAIRDECK_REGISTER_COMMAND(70, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(70, fairdeck::cli::cmd_attack::setup)

@@ -29,7 +29,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_audit {
 namespace {
 
 // Default deals per pair: about a minute for the default set on 2 cores, and thousands of
@@ -298,6 +298,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_audit
 
-FAIRDECK_REGISTER_COMMAND(40, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(40, fairdeck::cli::cmd_audit::setup)

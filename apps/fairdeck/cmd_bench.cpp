@@ -28,7 +28,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_bench {
 namespace {
 
 struct bench_options {
@@ -372,6 +372,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_bench
 
-FAIRDECK_REGISTER_COMMAND(95, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(95, fairdeck::cli::cmd_bench::setup)

@@ -23,7 +23,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_certify {
 namespace {
 
 constexpr std::uint64_t default_values = std::uint64_t{1} << 27;  // 1 GiB of 64-bit words
@@ -309,6 +309,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_certify
 
-FAIRDECK_REGISTER_COMMAND(45, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(45, fairdeck::cli::cmd_certify::setup)

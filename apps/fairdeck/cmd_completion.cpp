@@ -10,7 +10,7 @@
 #include "command.hpp"
 #include "fairdeck/util/safe_output.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_completion {
 namespace {
 
 struct generate_options {
@@ -148,6 +148,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_completion
 
-FAIRDECK_REGISTER_COMMAND(90, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(90, fairdeck::cli::cmd_completion::setup)

@@ -10,7 +10,7 @@
 #include "fairdeck/cards/deal.hpp"
 #include "options.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_deal {
 namespace {
 
 struct deal_options {
@@ -67,6 +67,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_deal
 
-FAIRDECK_REGISTER_COMMAND(20, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(20, fairdeck::cli::cmd_deal::setup)

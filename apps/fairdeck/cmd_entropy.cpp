@@ -11,7 +11,7 @@
 #include "fairdeck/util/printable.hpp"
 #include "options.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_entropy {
 namespace {
 
 struct entropy_options {
@@ -160,6 +160,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_entropy
 
-FAIRDECK_REGISTER_COMMAND(59, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(59, fairdeck::cli::cmd_entropy::setup)

@@ -13,7 +13,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_equity {
 namespace {
 
 namespace fp = fairdeck::poker;
@@ -157,6 +157,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_equity
 
-FAIRDECK_REGISTER_COMMAND(61, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(61, fairdeck::cli::cmd_equity::setup)

@@ -21,7 +21,7 @@
 #include "options.hpp"
 #include "std_streams.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_fair {
 namespace {
 
 struct fair_options {
@@ -448,6 +448,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_fair
 
-FAIRDECK_REGISTER_COMMAND(50, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(50, fairdeck::cli::cmd_fair::setup)

@@ -12,7 +12,7 @@
 #include "log_key.hpp"
 #include "options.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_log {
 namespace {
 
 constexpr std::size_t max_log_bytes = std::size_t{1} << 30;
@@ -189,6 +189,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_log
 
-FAIRDECK_REGISTER_COMMAND(55, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(55, fairdeck::cli::cmd_log::setup)

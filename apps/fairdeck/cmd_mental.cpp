@@ -18,7 +18,7 @@
 #include "fairdeck/util/secret_file.hpp"
 #include "options.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_mental {
 namespace {
 
 constexpr std::size_t max_transcript_bytes = std::size_t{64} << 20;
@@ -267,6 +267,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_mental
 
-FAIRDECK_REGISTER_COMMAND(67, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(67, fairdeck::cli::cmd_mental::setup)

@@ -22,7 +22,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_monitor {
 namespace {
 
 struct monitor_options {
@@ -160,6 +160,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_monitor
 
-FAIRDECK_REGISTER_COMMAND(42, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(42, fairdeck::cli::cmd_monitor::setup)

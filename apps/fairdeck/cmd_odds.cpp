@@ -11,7 +11,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_odds {
 namespace {
 
 namespace fp = fairdeck::poker;
@@ -116,6 +116,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_odds
 
-FAIRDECK_REGISTER_COMMAND(60, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(60, fairdeck::cli::cmd_odds::setup)

@@ -16,7 +16,7 @@
 #include "fairdeck/random/bounded.hpp"
 #include "options.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_random {
 namespace {
 
 struct random_options {
@@ -110,6 +110,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_random
 
-FAIRDECK_REGISTER_COMMAND(91, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(91, fairdeck::cli::cmd_random::setup)

@@ -18,7 +18,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_riffle {
 namespace {
 
 using stats::riffle_detectability;
@@ -240,6 +240,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_riffle
 
-FAIRDECK_REGISTER_COMMAND(65, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(65, fairdeck::cli::cmd_riffle::setup)

@@ -14,7 +14,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_shelf {
 namespace {
 
 // Simulated decks behind expected_guesses: standard error about 0.007 guesses for 52 cards.
@@ -104,6 +104,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_shelf
 
-FAIRDECK_REGISTER_COMMAND(66, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(66, fairdeck::cli::cmd_shelf::setup)

@@ -19,7 +19,7 @@
 #include "options.hpp"
 #include "seed_option.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_shuffle {
 namespace {
 
 struct shuffle_options {
@@ -114,6 +114,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_shuffle
 
-FAIRDECK_REGISTER_COMMAND(10, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(10, fairdeck::cli::cmd_shuffle::setup)

@@ -28,7 +28,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_shuffle_file {
 namespace {
 
 constexpr std::uint64_t min_memory = std::uint64_t{64} << 10;
@@ -232,6 +232,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_shuffle_file
 
-FAIRDECK_REGISTER_COMMAND(72, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(72, fairdeck::cli::cmd_shuffle_file::setup)

@@ -37,7 +37,7 @@
 #include "log_key.hpp"
 #include "options.hpp"
 
-namespace fairdeck::cli {
+namespace fairdeck::cli::cmd_witness {
 namespace {
 
 namespace beast = boost::beast;
@@ -382,6 +382,6 @@ void setup(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace
-}  // namespace fairdeck::cli
+}  // namespace fairdeck::cli::cmd_witness
 
-FAIRDECK_REGISTER_COMMAND(56, fairdeck::cli::setup)
+FAIRDECK_REGISTER_COMMAND(56, fairdeck::cli::cmd_witness::setup)

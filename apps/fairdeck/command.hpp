@@ -46,8 +46,11 @@ auto labelled(std::string_view flag, F&& f) -> decltype(std::forward<F>(f)()) {
 
 #define FAIRDECK_CONCAT_INNER(a, b) a##b
 #define FAIRDECK_CONCAT(a, b) FAIRDECK_CONCAT_INNER(a, b)
-#define FAIRDECK_REGISTER_COMMAND(order, fn)                                 \
-  namespace {                                                                \
-  [[maybe_unused]] const bool FAIRDECK_CONCAT(fairdeck_registered_, __LINE__) = \
-      ::fairdeck::cli::register_command(order, fn);                          \
+// __COUNTER__, not __LINE__: the command files are compiled as a unity build (CMakeLists.txt),
+// where two files' registrations may share a line number. Each file keeps its own names in
+// its own namespace (fairdeck::cli::cmd_<name>) for the same reason.
+#define FAIRDECK_REGISTER_COMMAND(order, fn)                                    \
+  namespace {                                                                   \
+  [[maybe_unused]] const bool FAIRDECK_CONCAT(fairdeck_registered_, __COUNTER__) = \
+      ::fairdeck::cli::register_command(order, fn);                             \
   }

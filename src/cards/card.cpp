@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <iterator>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -61,22 +62,35 @@ std::vector<card_t> make_deck(const deck_spec& spec) {
   return deck;
 }
 
+namespace {
+// One card's text appended to `out`: the single formatting rule behind both functions below.
+void append_card(std::string& out, card_t c, const deck_spec& spec, format_options opt) {
+  if (c >= spec.size()) {
+    fmt::format_to(std::back_inserter(out), "?{}", c);
+  } else if (is_joker(c, spec)) {
+    fmt::format_to(std::back_inserter(out), "X{}", c - spec.decks * cards_per_deck + 1);
+  } else {
+    out += rank_chars[rank_of(c)];
+    if (opt.unicode)
+      out += suit_symbols[suit_of(c)];
+    else
+      out += suit_chars[suit_of(c)];
+  }
+}
+}  // namespace
+
 std::string format_card(card_t c, const deck_spec& spec, format_options opt) {
-  if (c >= spec.size()) return fmt::format("?{}", c);
-  if (is_joker(c, spec)) return fmt::format("X{}", c - spec.decks * cards_per_deck + 1);
-  std::string out(1, rank_chars[rank_of(c)]);
-  if (opt.unicode)
-    out += suit_symbols[suit_of(c)];
-  else
-    out += suit_chars[suit_of(c)];
+  std::string out;
+  append_card(out, c, spec, opt);
   return out;
 }
 
 std::string format_cards(std::span<const card_t> cards, const deck_spec& spec, format_options opt) {
   std::string out;
+  out.reserve(cards.size() * (opt.unicode ? 5 : 3));  // "Ac " (a suit symbol is 3 UTF-8 bytes)
   for (std::size_t i = 0; i < cards.size(); ++i) {
     if (i) out += ' ';
-    out += format_card(cards[i], spec, opt);
+    append_card(out, cards[i], spec, opt);
   }
   return out;
 }

@@ -36,10 +36,7 @@ record hand_record(const table_state& t, record_type type, std::uint64_t hand) {
 // Seals r after the table's head, appends it and stores the table.
 void append(table_state& t, record& r, transaction& tx) {
   if (r.hash.empty()) seal(r, t.head_hash);
-  t.next_seq += 1;
-  t.head_hash = r.hash;
-  tx.append(r);
-  tx.update(t);
+  append_to_chain(t, r, tx);
 }
 
 write_result answer(const table_state& t, std::uint64_t hand, std::optional<record> r) {

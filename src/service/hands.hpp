@@ -27,4 +27,8 @@ namespace fairdeck::service {
 // sealed seed (wiped on return). table.cpp.
 void deal_cards(table_state& t, const secret_key& key, record& r, write_result& out);
 
+// Every table write that adds a record ends here: r (sealed after t's head) becomes the head,
+// the table's next seq advances, and both the record and the table are stored. table.cpp.
+void append_to_chain(table_state& t, const record& r, transaction& tx);
+
 }  // namespace fairdeck::service

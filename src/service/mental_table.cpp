@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hands.hpp"
+
 namespace fairdeck::service {
 namespace {
 
@@ -31,10 +33,7 @@ json skeleton(const mental::hand& h) {
 
 // Appends a sealed record to the table's chain and stores both: the answer carries the record.
 write_result append_sealed(table_state& t, record r, transaction& tx) {
-  t.next_seq += 1;
-  t.head_hash = r.hash;
-  tx.append(r);
-  tx.update(t);
+  append_to_chain(t, r, tx);
   write_result out;
   out.table = t.id;
   out.hand = r.hand;

@@ -99,6 +99,13 @@ void deal_cards(table_state& t, const secret_key& key, record& r, write_result& 
   seal(r, t.head_hash);
 }
 
+void append_to_chain(table_state& t, const record& r, transaction& tx) {
+  t.next_seq += 1;
+  t.head_hash = r.hash;
+  tx.append(r);
+  tx.update(t);
+}
+
 std::optional<std::string> check_game(const game_spec& g, const table_state& t) {
   const game_request req{g.holdem, g.holdem ? t.seats : 0, g.holdem ? 0 : g.hands, g.holdem ? 0 : g.cards};
   const auto problem = validate_game(req, t.spec);
@@ -169,10 +176,7 @@ write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
   write_result out;
   deal_cards(*t, key, r, out);
   t->next_nonce += 1;
-  t->next_seq += 1;
-  t->head_hash = r.hash;
-  tx.append(r);
-  tx.update(*t);
+  append_to_chain(*t, r, tx);
   if (!req.idempotency_key.empty())
     tx.store_idempotency(req.table, req.idempotency_key, transaction::idempotent_deal{deal_fingerprint(req), r.seq});
   out.table = t->id;
@@ -201,10 +205,7 @@ write_result do_rotate(const rotate& req, transaction& tx, const secret_key& key
   seal(r, t->head_hash);
   t->sealed_seed = seal_seed(fresh, key, t->id);
   t->commitment = r.next_commitment;
-  t->next_seq += 1;
-  t->head_hash = r.hash;
-  tx.append(r);
-  tx.update(*t);
+  append_to_chain(*t, r, tx);
   write_result out;
   out.table = t->id;
   out.commitment = t->commitment;
