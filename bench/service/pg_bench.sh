@@ -8,14 +8,16 @@
 #     keep-alive connection (its p99 is the "/healthz while deals run at full rate" figure).
 # Prints one row per measurement (rate, p50, p99, deals per commit, load average) and per
 # binary the median over rounds of deals/s ÷ the pgbench TPS of the same round.
-#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-a 'serve args'] fairdeckd [fairdeckd...]
+# -o adds server settings for both sides (e.g. -o '-c max_wal_size=4GB': with the default 1 GB
+# a checkpoint can start within a 3-round run at these write rates; the last line counts them).
+#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-a 'serve args'] [-o 'postgres options'] fairdeckd [fairdeckd...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra=""
-while getopts c:s:r:t:p:a: o; do
+conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra="" pgopts=""
+while getopts c:s:r:t:p:a:o: o; do
   case $o in
-    c) conns=$OPTARG ;; s) secs=$OPTARG ;; r) rounds=$OPTARG ;; t) tables=$OPTARG ;; p) pgclients=$OPTARG ;; a) extra=$OPTARG ;;
-    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] fairdeckd..." >&2; exit 2 ;;
+    c) conns=$OPTARG ;; s) secs=$OPTARG ;; r) rounds=$OPTARG ;; t) tables=$OPTARG ;; p) pgclients=$OPTARG ;; a) extra=$OPTARG ;; o) pgopts=$OPTARG ;;
+    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] [-a serve-args] [-o postgres-options] fairdeckd..." >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -46,7 +48,7 @@ trap cleanup EXIT
 mkdir -p "$work/pg"; [[ $(id -u) == 0 ]] && chown postgres: "$work/pg"
 "${as_pg[@]}" "$pgbin/initdb" -D "$work/pg/data" --auth=trust -U postgres >/dev/null
 pgport=${FAIRDECK_PG_BENCH_PORT:-46450}
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -o "-p $pgport -c listen_addresses=127.0.0.1 -c max_connections=200 -k $work/pg" \
+"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -o "-p $pgport -c listen_addresses=127.0.0.1 -c max_connections=200 -k $work/pg $pgopts" \
   -l "$work/pg/log" -w start >/dev/null || { tail -5 "$work/pg/log" >&2; exit 1; }
 psql() { command psql -q -X -h 127.0.0.1 -p "$pgport" -U postgres "$@"; }
 psql -c "CREATE DATABASE pgb" postgres
@@ -163,7 +165,7 @@ LUA
   echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0)))"
 }
 
-echo "PostgreSQL 15 (fsync on, synchronous_commit on) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
+echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
 echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms; $(date -u '+%F %H:%M') UTC"
 echo
 echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | load average |"
@@ -184,3 +186,5 @@ echo
 for ((k = 0; k < ${#bins[@]}; k++)); do
   echo "fairdeckd #$((k + 1)) (${bins[$k]}): deals/s ÷ pgbench TPS per round: ${ratios[$k]}→ median $(tr ' ' '\n' <<<"${ratios[$k]}" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 done
+# PostgreSQL 15 logs every checkpoint: one that ran during a round shows in its tail latency.
+echo "PostgreSQL checkpoints during the run (${pgopts:-default settings}): $(grep -c 'checkpoint starting' "$work/pg/log" || true)"
