@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -115,6 +116,16 @@ struct resetter {
 
 inline std::int64_t as_db(std::uint64_t v) { return static_cast<std::int64_t>(v); }  // two's complement, lossless
 inline std::uint64_t from_db(std::int64_t v) { return static_cast<std::uint64_t>(v); }
+
+// ---- the writer (sqlite_batch.cpp) ----
+
+inline constexpr const char* select_table_sql =
+    "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands "
+    "FROM fairdeck_tables WHERE id = ?1";
+// The table row `st` (prepared from select_table_sql) finds for `id`; nullopt if none.
+[[nodiscard]] std::optional<table_state> read_table(statement& st, std::string_view id);
+// The group committer's writer: its own connection to the database at `path`.
+[[nodiscard]] std::unique_ptr<batch_backend> make_sqlite_backend(const std::string& path);
 
 // ---- the transparency log's storage (sqlite_tree.cpp; schema in log_tree.hpp) ----
 
