@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "certify_test_support.hpp"
 #include "fairdeck/cards/card.hpp"
 #include "fairdeck/certify/cards.hpp"
 #include "fairdeck/certify/hands.hpp"
@@ -19,6 +20,7 @@
 
 namespace fc = fairdeck::certify;
 using fairdeck::card_t;
+using fairdeck::testing::find_test;
 
 namespace {
 
@@ -59,12 +61,6 @@ std::vector<fc::test_result> certify_text(const std::string& text) {
   std::vector<fc::test_result> r;
   fc::hand_results(t, r);
   return r;
-}
-
-const fc::test_result& find(const std::vector<fc::test_result>& r, const std::string& n) {
-  for (const auto& t : r)
-    if (t.name == n) return t;
-  throw std::runtime_error("no test " + n);
 }
 
 }  // namespace
@@ -140,7 +136,7 @@ TEST(CertifyHands, NeverDealsAcesFailsFrom3000Hands) {
     auto r = certify_text(deals_text(kind, 3000, 11, true));
     const auto d = fc::decide(r);
     EXPECT_EQ(d.verdict, fc::outcome::fail) << kind;
-    const auto& x = find(r, "hole-class-extreme");
+    const auto& x = find_test(r, "hole-class-extreme");
     EXPECT_EQ(x.result, fc::outcome::fail) << kind << " " << x.note;
     EXPECT_NE(x.note.find("AA seen 0 times"), std::string::npos) << x.note;
     EXPECT_LT(*x.p_value, 5e-4);
@@ -174,14 +170,14 @@ TEST(CertifyHands, NeverAcesAtOneSeatFailsNamingTheSeat) {
   std::vector<fc::test_result> r;
   t.results(r);
   EXPECT_EQ(fc::decide(r).verdict, fc::outcome::fail);
-  const auto& x = find(r, "seat-class-extreme");
+  const auto& x = find_test(r, "seat-class-extreme");
   EXPECT_EQ(x.result, fc::outcome::fail) << x.note;
   EXPECT_NE(x.note.find("seat 3 AA seen 0 times"), std::string::npos) << x.note;
 }
 
 TEST(CertifyHands, ReaderTakesSeatsBoardsAndLabels) {
   auto r = certify_text("3: Ah Kd\n4: Qs Qc | 2c 3c 4c\nAh Kd | Qs Qc\nAh Kd | Qs Qc | 7c 7s 2h 9d Tc\n");
-  EXPECT_EQ(find(r, "seat-strength").sample, 1u);  // seats 1, 2, 3, 4 seen once or twice
+  EXPECT_EQ(find_test(r, "seat-strength").sample, 1u);  // seats 1, 2, 3, 4 seen once or twice
   for (const char* bad : {"Ah Kd | 7c", "Ah | Kd 7c 7s", "Ah Kd | Qs Qc | 7c 7s 2h 9d Tc 2s", "0: Ah Kd", "24: Ah Kd",
                           "3: Ah Kd 7c 7s 2h", "Ah Kd | Ah 7c 7s"}) {
     std::istringstream in(std::string("Ah Kd\n") + bad + "\n");
@@ -257,7 +253,7 @@ TEST(CertifyHands, FavouredSeatFailsAtThePlannedSize) {
   t.results(r);
   const auto d = fc::decide(r);
   EXPECT_EQ(d.verdict, fc::outcome::fail);
-  const auto& s = find(r, "seat-strength");
+  const auto& s = find_test(r, "seat-strength");
   EXPECT_EQ(s.result, fc::outcome::fail) << s.note;
   EXPECT_NE(s.note.find("seat 1 "), std::string::npos) << s.note;
 }

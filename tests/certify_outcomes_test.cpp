@@ -11,11 +11,13 @@
 #include <sstream>
 #include <string>
 
+#include "certify_test_support.hpp"
 #include "cli_runner.hpp"
 #include "fairdeck/certify/outcomes.hpp"
 #include "fairdeck/random/xoshiro256pp.hpp"
 
 namespace fc = fairdeck::certify;
+using fairdeck::testing::find_test;
 
 namespace {
 
@@ -124,8 +126,8 @@ std::vector<std::size_t> stream(const std::vector<double>& p, std::size_t n, std
   return out;
 }
 
-std::vector<fc::test_result> certify(const fc::outcome_spec& spec, const std::vector<std::size_t>& s,
-                                     unsigned tables = 0, const std::vector<std::size_t>* table3 = nullptr) {
+std::vector<fc::test_result> run_certify(const fc::outcome_spec& spec, const std::vector<std::size_t>& s,
+                                         unsigned tables = 0, const std::vector<std::size_t>* table3 = nullptr) {
   fc::outcome_tally t(spec);
   if (tables) t.set_group_key("table");
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -136,12 +138,6 @@ std::vector<fc::test_result> certify(const fc::outcome_spec& spec, const std::ve
   std::vector<fc::test_result> r;
   t.results(r);
   return r;
-}
-
-const fc::test_result& find(const std::vector<fc::test_result>& r, const std::string& n) {
-  for (const auto& t : r)
-    if (t.name == n) return t;
-  throw std::runtime_error("no test " + n);
 }
 
 std::vector<double> probs(const fc::outcome_spec& s) {
@@ -228,40 +224,40 @@ TEST(CertifyOutcomes, BiasedBaccaratFailsAndFairPasses) {
   const auto spec = fc::parse_outcome_spec(declaration("baccarat-8deck.txt"));
   const auto p = probs(spec);
   for (std::uint64_t seed : {1u, 2u, 3u}) {
-    auto fair = certify(spec, stream(p, 20000, seed), 4);
+    auto fair = run_certify(spec, stream(p, 20000, seed), 4);
     EXPECT_EQ(fc::decide(fair).verdict, fc::outcome::pass) << seed;
     EXPECT_EQ(fair.size(), 4u);
   }
-  auto biased = certify(spec, stream({p[0] + 0.02, p[1] - 0.02, p[2]}, 20000, 4));
+  auto biased = run_certify(spec, stream({p[0] + 0.02, p[1] - 0.02, p[2]}, 20000, 4));
   EXPECT_EQ(fc::decide(biased).verdict, fc::outcome::fail);
-  EXPECT_EQ(find(biased, "outcome-frequencies").result, fc::outcome::fail);
+  EXPECT_EQ(find_test(biased, "outcome-frequencies").result, fc::outcome::fail);
 
   // Streaks: 3% of coups repeat the previous one (frequencies unchanged): runs fail.
-  auto streaky = certify(spec, stream(p, 20000, 5, 0.03));
+  auto streaky = run_certify(spec, stream(p, 20000, 5, 0.03));
   (void)fc::decide(streaky);
-  EXPECT_EQ(find(streaky, "outcome-runs").result, fc::outcome::fail) << find(streaky, "outcome-runs").note;
-  EXPECT_EQ(find(streaky, "outcome-frequencies").result, fc::outcome::pass);
+  EXPECT_EQ(find_test(streaky, "outcome-runs").result, fc::outcome::fail) << find_test(streaky, "outcome-runs").note;
+  EXPECT_EQ(find_test(streaky, "outcome-frequencies").result, fc::outcome::pass);
 
   // One table of four deals the banker 4 points more often: outcome-by-table names it.
   const auto bad_table = stream({p[0] + 0.04, p[1] - 0.04, p[2]}, 20000, 6);
-  auto split = certify(spec, stream(p, 20000, 7), 4, &bad_table);
+  auto split = run_certify(spec, stream(p, 20000, 7), 4, &bad_table);
   (void)fc::decide(split);
-  const auto& t = find(split, "outcome-by-table");
+  const auto& t = find_test(split, "outcome-by-table");
   EXPECT_EQ(t.result, fc::outcome::fail) << t.note;
   EXPECT_NE(t.note.find("table 3 "), std::string::npos) << t.note;
 }
 
 TEST(CertifyOutcomes, SmallCountsUseTheExactMultinomial) {
   const auto spec = fc::parse_outcome_spec("red=18/37 black=18/37 zero=1/37");
-  auto r = certify(spec, stream(probs(spec), 60, 9));
-  const auto& f = find(r, "outcome-frequencies");
+  auto r = run_certify(spec, stream(probs(spec), 60, 9));
+  const auto& f = find_test(r, "outcome-frequencies");
   EXPECT_EQ(f.distribution, "multinomial");
   EXPECT_TRUE(f.valid());
   // 60 spins with zero 12 times: far too many zeros (1.6 expected).
   std::vector<std::size_t> many_zeros(60, 0);
   for (std::size_t i = 0; i < 60; ++i) many_zeros[i] = i % 5 == 0 ? 2 : i % 2;
-  auto z = certify(spec, many_zeros);
-  EXPECT_LT(*find(z, "outcome-frequencies").p_value, 1e-6);
+  auto z = run_certify(spec, many_zeros);
+  EXPECT_LT(*find_test(z, "outcome-frequencies").p_value, 1e-6);
 }
 
 TEST(CertifyOutcomesCli, ExamplesPassAndBadInputIsNamed) {

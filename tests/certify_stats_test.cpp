@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "certify_test_support.hpp"
 #include "cli_runner.hpp"
 #include "fairdeck/certify/certify.hpp"
 #include "fairdeck/certify/null_laws.hpp"
@@ -36,6 +37,7 @@
 namespace fc = fairdeck::certify;
 using fairdeck::engine_id;
 using fairdeck::engine_spec;
+using fairdeck::testing::find_test;
 
 namespace {
 
@@ -50,12 +52,6 @@ std::vector<fc::test_result> run_engine(engine_id id, std::uint64_t seed, std::u
   fc::battery b(fc::engine_raw_spec(e), fc::battery_settings::for_volume(n));
   fc::feed_engine(e, 0, n, b);
   return b.results();
-}
-
-const fc::test_result& find(const std::vector<fc::test_result>& r, const std::string& name) {
-  for (const auto& t : r)
-    if (t.name == name) return t;
-  throw std::runtime_error("no test " + name);
 }
 
 // The low byte of each glibc rand() output, packed little-endian into 64-bit words (what
@@ -129,12 +125,13 @@ TEST(CertifyLinear, GlibcRandLowBytesFailTheLaggedSum) {
   auto packed = run_stream(fc::stream_spec::raw_words(64), glibc_low_bytes(1, 1u << 17));
   auto d = fc::decide(packed);
   EXPECT_EQ(d.verdict, fc::outcome::fail);
-  EXPECT_EQ(find(packed, "lagged-sum").result, fc::outcome::fail);
-  EXPECT_NE(find(packed, "lagged-sum").note.find("(3, 31)"), std::string::npos) << find(packed, "lagged-sum").note;
+  EXPECT_EQ(find_test(packed, "lagged-sum").result, fc::outcome::fail);
+  EXPECT_NE(find_test(packed, "lagged-sum").note.find("(3, 31)"), std::string::npos)
+      << find_test(packed, "lagged-sum").note;
 
   auto raw = run_engine(engine_id::glibc_rand, 1, 1u << 17);
   (void)fc::decide(raw);
-  EXPECT_EQ(find(raw, "lagged-sum").result, fc::outcome::fail);
+  EXPECT_EQ(find_test(raw, "lagged-sum").result, fc::outcome::fail);
 
   // glibc rand() % 52 (the lagged relation survives mod 52 up to the wrap of 2^31): caught
   // from 10^4 draws, where the other tests needed 10^7.
@@ -142,16 +139,16 @@ TEST(CertifyLinear, GlibcRandLowBytesFailTheLaggedSum) {
   fc::feed_known_bad(fc::known_bad::glibc_mod52, 12345, 10'000, b);
   auto mod52 = b.results();
   (void)fc::decide(mod52);
-  EXPECT_EQ(find(mod52, "lagged-sum").result, fc::outcome::fail);
+  EXPECT_EQ(find_test(mod52, "lagged-sum").result, fc::outcome::fail);
 }
 
 TEST(CertifyLinear, AnLfsrFailsMatrixRankAndLinearComplexity) {
   auto r = run_stream(fc::stream_spec::raw_words(64), lfsr_words(1u << 14));
   (void)fc::decide(r);
-  EXPECT_EQ(find(r, "matrix-rank-32").result, fc::outcome::fail);
-  EXPECT_EQ(find(r, "linear-complexity").result, fc::outcome::fail);
-  EXPECT_NE(find(r, "linear-complexity").note.find("smallest linear complexity 31"), std::string::npos)
-      << find(r, "linear-complexity").note;
+  EXPECT_EQ(find_test(r, "matrix-rank-32").result, fc::outcome::fail);
+  EXPECT_EQ(find_test(r, "linear-complexity").result, fc::outcome::fail);
+  EXPECT_NE(find_test(r, "linear-complexity").note.find("smallest linear complexity 31"), std::string::npos)
+      << find_test(r, "linear-complexity").note;
 }
 
 TEST(CertifyLinear, GoodEnginesPassTheNewTests) {
@@ -165,7 +162,7 @@ TEST(CertifyLinear, GoodEnginesPassTheNewTests) {
     auto r = run_engine(id, 11, n / 4);
     EXPECT_EQ(fc::decide(r).verdict, fc::outcome::pass) << fairdeck::info(id).name;
     for (const char* t : {"lagged-sum", "matrix-rank-32", "matrix-rank-64", "linear-complexity"})
-      EXPECT_TRUE(find(r, t).valid()) << t;
+      EXPECT_TRUE(find_test(r, t).valid()) << t;
   }
   const engine_spec secure{};
   fc::battery b(fc::engine_raw_spec(secure), fc::battery_settings::for_volume(n));
@@ -256,15 +253,15 @@ TEST(CertifyValidity, BirthdaySpacingsNeverBelowTwoToTheThirtyCells) {
   for (auto& x : v) x = rng();
   b.feed(v);
   const auto r = b.results();
-  EXPECT_NE(find(r, "birthday-spacings").description.find("k = 2^30 cells"), std::string::npos)
-      << find(r, "birthday-spacings").description;
+  EXPECT_NE(find_test(r, "birthday-spacings").description.find("k = 2^30 cells"), std::string::npos)
+      << find_test(r, "birthday-spacings").description;
   EXPECT_GE(fc::battery_settings::for_volume(1000).birthday_cell_bits, fc::birthday_min_cell_bits);
   // Too few values for one replicate of 8,192 words: invalid, with the numbers.
   const auto few = run_stream(fc::stream_spec::raw_words(64), std::vector<std::uint64_t>(5000, 1));
-  EXPECT_NE(find(few, "birthday-spacings")
+  EXPECT_NE(find_test(few, "birthday-spacings")
                 .note.find("needs 8,192 values, has 5,000 (a replicate is 4096 points of 2 values)"),
             std::string::npos)
-      << find(few, "birthday-spacings").note;
+      << find_test(few, "birthday-spacings").note;
   // Words too narrow for 2^30 cells from pairs (14 bits): the test does not apply.
   const auto narrow = run_stream(fc::stream_spec::raw_words(14), std::vector<std::uint64_t>(1u << 16, 1));
   for (const auto& t : narrow) EXPECT_NE(t.name, "birthday-spacings");
@@ -356,10 +353,10 @@ TEST(CertifyPlan, PlanAgreesWithTheReportsDetectableEffects) {
   EXPECT_DOUBLE_EQ(p.threshold, d.bonferroni_threshold);
   std::map<std::string, double> plan;
   for (const auto& row : p.rows) plan[row.test] = row.detectable;
-  EXPECT_NEAR(plan["monobit"], *find(r, "monobit").detectable_effect, 1e-12);
-  EXPECT_NEAR(plan["serial-correlation"], *find(r, "serial-correlation").detectable_effect, 1e-9);
+  EXPECT_NEAR(plan["monobit"], *find_test(r, "monobit").detectable_effect, 1e-12);
+  EXPECT_NEAR(plan["serial-correlation"], *find_test(r, "serial-correlation").detectable_effect, 1e-9);
   // frequency: Cohen's w of a change E in one of 256 cells is E sqrt(p0 / (1 - p0)).
-  EXPECT_NEAR(plan["frequency"] * std::sqrt((1.0 / 256) / (255.0 / 256)), *find(r, "frequency").detectable_effect,
+  EXPECT_NEAR(plan["frequency"] * std::sqrt((1.0 / 256) / (255.0 / 256)), *find_test(r, "frequency").detectable_effect,
               1e-9);
 
   // A target's data need: with that much data the effect is detected, with 1% less not.

@@ -40,7 +40,7 @@ double sum(const std::vector<double>& v) {
   return s;
 }
 
-std::vector<fc::test_result> run_engine(engine_id id, std::uint64_t seed, std::uint64_t n, std::uint64_t range = 0) {
+std::vector<fc::test_result> run_decided(engine_id id, std::uint64_t seed, std::uint64_t n, std::uint64_t range = 0) {
   const engine_spec e{id, seed, {}};
   const auto spec = range ? fc::stream_spec::scaled(range) : fc::engine_raw_spec(e);
   fc::battery b(spec, fc::battery_settings::for_volume(n));
@@ -113,7 +113,7 @@ TEST(CertifyDecision, HolmStepsDownAndInvalidBlocksPass) {
 
 TEST(CertifyBattery, TooLittleDataIsInvalidNeverPass) {
   for (std::uint64_t n : {0ull, 10ull, 300ull}) {
-    const auto r = run_engine(engine_id::xoshiro256pp, 1, n);
+    const auto r = run_decided(engine_id::xoshiro256pp, 1, n);
     std::vector<fc::test_result> all = r;
     EXPECT_NE(fc::decide(all).verdict, fc::outcome::pass) << n;
     for (const auto& t : r) {
@@ -144,7 +144,7 @@ TEST(CertifyBattery, PValuesAreUniformUnderTheNull) {
   for (const auto& s : setups) {
     std::map<std::string, std::vector<double>> p;
     for (int seed = 0; seed < seeds; ++seed) {
-      for (const auto& t : run_engine(s.id, 1000 + static_cast<std::uint64_t>(seed), n, s.range)) {
+      for (const auto& t : run_decided(s.id, 1000 + static_cast<std::uint64_t>(seed), n, s.range)) {
         if (!t.valid()) {
           // Only for want of data (birthday spacings of a small range need 2^30 cells:
           // validity.hpp); the raw setups run every test.
@@ -173,7 +173,7 @@ TEST(CertifyBattery, PValuesAreUniformUnderTheNull) {
 TEST(CertifyBattery, GoodEnginesPassAtTheStatedRate) {
   const std::uint64_t n = FAIRDECK_SLOW_BUILD ? 1u << 18 : 1u << 22;
   for (engine_id id : {engine_id::xoshiro256pp, engine_id::pcg64, engine_id::chacha20}) {
-    auto r = run_engine(id, 7, n);
+    auto r = run_decided(id, 7, n);
     EXPECT_EQ(fc::decide(r).verdict, fc::outcome::pass) << fairdeck::info(id).name;
   }
   // The secure engine is keyed from OS entropy (not reproducible): checked at a
@@ -209,7 +209,7 @@ TEST(CertifyBattery, KnownBadGeneratorsFail) {
     EXPECT_EQ(fc::decide(r).verdict, fc::outcome::fail);
   }
   // std::minstd_rand's raw output (31-bit state): the 2-D birthday spacings see its lattice.
-  const auto minstd = run_engine(engine_id::minstd, 3, n);
+  const auto minstd = run_decided(engine_id::minstd, 3, n);
   bool birthday = false;
   for (const auto& t : minstd) birthday |= t.name == "birthday-spacings" && t.result == fc::outcome::fail;
   EXPECT_TRUE(birthday);

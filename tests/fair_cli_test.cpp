@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fair_test_vectors.hpp"
 #include "cli_runner.hpp"
 #include "fairdeck/cards/deal.hpp"
 #include "test_support.hpp"
@@ -45,8 +46,8 @@ std::string join_cards(const nlohmann::json& cards) {
 
 std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 
-constexpr const char* seed1_hex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-constexpr const char* commitment1 = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd";
+using fairdeck::testing::commitment1;
+using fairdeck::testing::seed1_hex;
 constexpr const char* deck1 =
     "Ah 9s 9c 7s As Tc 5c 9h 3c 6h 8d Ks 2c 9d Jd 7d Qh 3d 7c Ac Qc 6c 3s 8c Jh Qs Jc 8h 5d Kd Ts 4d 8s Th Qd Td 2h 5h "
     "4s 7h 6s 3h Kc Kh 5s 2d Ad 2s 6d 4c 4h Js";

@@ -99,7 +99,7 @@ TEST(FairCrossCheck, RandomCasesAgreeWithThePlainImplementation) {
     const std::string client = client_seeds[trial % client_seeds.size()] + std::to_string(trial / 3);
     const std::uint64_t nonce = trial % 4 == 0 ? gen() : gen() % 1000;
     const deck_spec spec{1u + static_cast<unsigned>(gen() % 3), static_cast<unsigned>(gen() % 4)};
-    SCOPED_TRACE(testing::Message() << "trial " << trial << " nonce " << nonce << " decks " << spec.decks << " jokers "
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << " nonce " << nonce << " decks " << spec.decks << " jokers "
                                     << spec.jokers);
 
     EXPECT_EQ(fair::commitment(seed), plain_commitment(bytes.data()));

@@ -4,14 +4,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "fair_test_vectors.hpp"
 #include "cli_runner.hpp"
 
 namespace {
 
 using fairdeck::testing::run_cli;
 
-const char* const seed1 = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-const char* const commitment1 = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd";
+using fairdeck::testing::commitment1;
+const char* const seed1 = fairdeck::testing::seed1_hex;
 
 nlohmann::json service_answer() {
   return {{"table", "demo"},

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fair_test_vectors.hpp"
 #include "cli_runner.hpp"
 #include "test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
@@ -19,8 +20,8 @@ using namespace fairdeck;
 using fairdeck::testing::run_cli;
 using fairdeck::testing::temp_dir;
 
-constexpr const char* seed1_hex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-constexpr const char* commitment1 = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd";
+using fairdeck::testing::commitment1;
+using fairdeck::testing::seed1_hex;
 
 std::string seed_file(const temp_dir& dir) {
   const auto path = dir.path / "seed.txt";

@@ -2,6 +2,7 @@
 // deal anyone has published becomes unverifiable: fix the code, not the vector.
 #include <gtest/gtest.h>
 
+#include "fair_test_vectors.hpp"
 #include "fairdeck/util/sha256.hpp"
 
 #include <deque>
@@ -16,7 +17,7 @@ using namespace fairdeck::fair;
 
 namespace {
 
-constexpr std::string_view seed1_hex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+using fairdeck::testing::seed1_hex;
 constexpr std::string_view seed2_hex = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
 
 // Counts words so tests can see how many a deal consumed (i.e. how many were rejected).

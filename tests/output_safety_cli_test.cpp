@@ -22,7 +22,7 @@ namespace {
 using fairdeck::testing::slurp;
 
 // A fresh empty folder (test_support.hpp) that counts leftover partial files.
-struct temp_dir : fairdeck::testing::temp_dir {
+struct counting_dir : fairdeck::testing::temp_dir {
   [[nodiscard]] int partial_files() const {
     int n = 0;
     for (const auto& e : fs::directory_iterator(path))
@@ -60,7 +60,7 @@ TEST(OutputSafety, EverySubcommandFailsWhenStandardOutputIsFull) {
 }
 
 TEST(OutputSafety, FairRevealAndShuffleFileFailWhenStandardOutputIsFull) {
-  temp_dir dir;
+  counting_dir dir;
   const auto seed = dir / "seed.txt";
   ASSERT_EQ(run_cli("fair commit --out " + seed).exit_code, 0);
   expect_full_fails("fair reveal --server-seed-file " + seed);
@@ -70,7 +70,7 @@ TEST(OutputSafety, FairRevealAndShuffleFileFailWhenStandardOutputIsFull) {
 }
 
 TEST(OutputSafety, FairCommitRemovesTheSeedWhenTheCommitmentIsLost) {
-  temp_dir dir;
+  counting_dir dir;
   const auto seed = dir / "seed.txt";
   const auto r = run_cli("fair commit --out " + seed + " >/dev/full");
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -82,7 +82,7 @@ TEST(OutputSafety, FairCommitRemovesTheSeedWhenTheCommitmentIsLost) {
 }
 
 TEST(OutputSafety, EmptyOutputPathsAreUsageErrors) {
-  temp_dir dir;
+  counting_dir dir;
   const auto in = dir / "in.txt";
   std::ofstream(in) << "a\nb\n";
   for (const std::string& args : std::vector<std::string>{"fair commit --out \"\"", "riffle --n 8 --svg \"\"", "shuffle-file -o \"\" " + in,
@@ -96,7 +96,7 @@ TEST(OutputSafety, EmptyOutputPathsAreUsageErrors) {
 }
 
 TEST(OutputSafety, AnOutputThatIsAnInputIsRefusedOrShuffledInPlace) {
-  temp_dir dir;
+  counting_dir dir;
   const auto decks = dir / "dk.txt";
   ASSERT_EQ(run_cli("shuffle --seed 1 > " + decks).exit_code, 0);
   const std::string before = slurp(decks);
@@ -129,7 +129,7 @@ TEST(OutputSafety, AnOutputThatIsAnInputIsRefusedOrShuffledInPlace) {
 }
 
 TEST(OutputSafety, BadOutputPathsFailBeforeTheWorkWithTheOsReason) {
-  temp_dir dir;
+  counting_dir dir;
   // A default audit takes about a minute; a wrong --html must fail at once, not after it.
   auto r = run_cli("audit --html " + (dir / "no/such/folder/r.html"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -145,7 +145,7 @@ TEST(OutputSafety, BadOutputPathsFailBeforeTheWorkWithTheOsReason) {
 }
 
 TEST(OutputSafety, FilesAreReplacedWholeAndDevicesWrittenThrough) {
-  temp_dir dir;
+  counting_dir dir;
   const auto svg = dir / "cut.svg";
   std::ofstream(svg) << "old";
   fs::permissions(svg, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
@@ -177,7 +177,7 @@ TEST(OutputSafety, FilesAreReplacedWholeAndDevicesWrittenThrough) {
 }
 
 TEST(OutputSafety, SignalsLeaveNoPartialFiles) {
-  temp_dir dir;
+  counting_dir dir;
   const auto fifo = dir / "in.fifo";
   const auto out = dir / "out.txt";
   // shuffle-file creates OUT's temporary file, then blocks reading a FIFO that never ends: a
@@ -209,7 +209,7 @@ TEST(OutputSafety, SignalsLeaveNoPartialFiles) {
 }
 
 TEST(OutputSafety, AFullDiskFailsTheCommandAndLeavesNothing) {
-  temp_dir dir;
+  counting_dir dir;
   const fs::path disk = dir.path / "disk";
   fs::create_directory(disk);
   if (::mount("fairdeck-test", disk.c_str(), "tmpfs", 0, "size=64k") != 0)
@@ -235,7 +235,7 @@ TEST(OutputSafety, AFullDiskFailsTheCommandAndLeavesNothing) {
 // another user planted `out -> the victim's file` (or a dangling link): refused in one line,
 // exit 1, the victim's file untouched and nothing created; our own link there still works.
 TEST(OutputSafety, AnotherUsersLinkInAStickyFolderIsNotFollowed) {
-  temp_dir dir;
+  counting_dir dir;
   const std::string shared = dir / "shared";
   fs::create_directory(shared);
   ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);  // like /tmp

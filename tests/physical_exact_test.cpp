@@ -246,7 +246,7 @@ TEST(PhysicalExact, ShelfSamplerModelAndFormulaAgree) {
   for (std::size_t n = 1; n <= 6; ++n)
     for (std::size_t m = 1; m <= 3; ++m) {
       if (n == 6 && m == 3) continue;  // 6^6 paths: covered by n = 5
-      SCOPED_TRACE(testing::Message() << "n=" << n << " m=" << m);
+      SCOPED_TRACE(::testing::Message() << "n=" << n << " m=" << m);
       const auto sampler = enumerate(n, 1, [m](order& d, path_engine& e) { shelf_pass(d, m, e); });
       const auto model = shelf_brute_force(n, m);
       EXPECT_EQ(sampler, model);

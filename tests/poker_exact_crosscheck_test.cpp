@@ -77,7 +77,7 @@ brute_result brute_force(const equity_input& in) {
   return out;
 }
 
-equity_input make(std::vector<std::string> hands, std::string_view board = "", std::string_view dead = "") {
+equity_input make_weighted(std::vector<std::string> hands, std::string_view board = "", std::string_view dead = "") {
   equity_input in;
   for (const auto& h : hands) {
     const auto wr = parse_weighted_range(h);
@@ -109,47 +109,47 @@ void expect_same(const equity_input& in, unsigned threads = 2) {
   }
 }
 
-TEST(PokerExactCrossCheck, RangesOnTheTurn) { expect_same(make({"QQ+,AKs,T9s", "random"}, "7c 8d 9h 2s")); }
+TEST(PokerExactCrossCheck, RangesOnTheTurn) { expect_same(make_weighted({"QQ+,AKs,T9s", "random"}, "7c 8d 9h 2s")); }
 
 TEST(PokerExactCrossCheck, FixedHandAgainstARange) {
-  expect_same(make({"AhKd", "random"}, "7c 8d 9h 2s"));
-  expect_same(make({"QQ+,AKs,T9s,76s,A5s-A2s", "AhKh"}, "2h 7h 9d Qc"));  // flush draws, fixed hand second
-  expect_same(make({"AhKh", "random"}, "2h 7h 9h Qh"));                    // four to a flush on board
+  expect_same(make_weighted({"AhKd", "random"}, "7c 8d 9h 2s"));
+  expect_same(make_weighted({"QQ+,AKs,T9s,76s,A5s-A2s", "AhKh"}, "2h 7h 9d Qc"));  // flush draws, fixed hand second
+  expect_same(make_weighted({"AhKh", "random"}, "2h 7h 9h Qh"));                    // four to a flush on board
   // Rank-pair class counting with 2 completion cards: boards with 3, 4 and 5 hearts, paired
   // boards (inclusion-exclusion of combos through two board cards), dead cards.
-  expect_same(make({"AhKh", "random"}, "Qh 7h 2c"));
-  expect_same(make({"9c9d", "QQ+,AKs,T9s,76s,A5s-A2s,KQo"}, "Qs 9s 2s", "Ks"));
-  expect_same(make({"JT,random", "5d4d"}, "Jh Tc 5c"));
+  expect_same(make_weighted({"AhKh", "random"}, "Qh 7h 2c"));
+  expect_same(make_weighted({"9c9d", "QQ+,AKs,T9s,76s,A5s-A2s,KQo"}, "Qs 9s 2s", "Ks"));
+  expect_same(make_weighted({"JT,random", "5d4d"}, "Jh Tc 5c"));
 }
 
 #if !FAIRDECK_POKER_SANITIZED
 TEST(PokerExactCrossCheck, FixedHandAgainstARangePreflop) {
   // Every board: the class counting, 3-suited corrections and the per-combo pass for 4 and 5
   // of a suit, with the fixed hand first and second.
-  expect_same(make({"7h6h", "QQ+,AKs,T9s,A5s-A2s,KQo"}));
-  expect_same(make({"TT+,AQs+", "AcKd"}));
+  expect_same(make_weighted({"7h6h", "QQ+,AKs,T9s,A5s-A2s,KQo"}));
+  expect_same(make_weighted({"TT+,AQs+", "AcKd"}));
 }
 #endif
 
 TEST(PokerExactCrossCheck, FourPlayersOnTheTurn) {
-  expect_same(make({"AA,KK", "AKs,AQo", "JJ-88", "T9s,76s,QJo"}, "Ah 8d 9h 2s"));
+  expect_same(make_weighted({"AA,KK", "AKs,AQo", "JJ-88", "T9s,76s,QJo"}, "Ah 8d 9h 2s"));
 }
 
 TEST(PokerExactCrossCheck, SymmetricPreflopWithDeadCards) {
   // Dead cards are every club and diamond from 2 to 9: the input is unchanged by swapping
   // clubs with diamonds and hearts with spades, so boards are counted once per orbit.
-  const auto in = make({"AA", "KK"}, "", "2c3c4c5c6c7c8c9c 2d3d4d5d6d7d8d9d");
+  const auto in = make_weighted({"AA", "KK"}, "", "2c3c4c5c6c7c8c9c 2d3d4d5d6d7d8d9d");
   EXPECT_EQ(exact_equity(in, 1).symmetry, 4u);
   expect_same(in);
 }
 
 TEST(PokerExactCrossCheck, FlushBoardsAndSuitedRanges) {
-  expect_same(make({"AhKh", "QhJh,QQ", "A2s+,T9s"}, "2h 7h 9d"), 1);
+  expect_same(make_weighted({"AhKh", "QhJh,QQ", "A2s+,T9s"}, "2h 7h 9d"), 1);
 }
 
 TEST(PokerExactCrossCheck, WeightedRanges) {
-  expect_same(make({"AA@50,KK,AKs:0.25", "QQ@10,JsJc@75,AQ"}, "7c 8d 9h 2s"));
-  const auto in = make({"AA@50,KK", "random"}, "Ks Td 4c 3h");
+  expect_same(make_weighted({"AA@50,KK,AKs:0.25", "QQ@10,JsJc@75,AQ"}, "7c 8d 9h 2s"));
+  const auto in = make_weighted({"AA@50,KK", "random"}, "Ks Td 4c 3h");
   const auto r = exact_equity(in, 2);
   EXPECT_TRUE(r.weighted);
   expect_same(in);
@@ -158,7 +158,7 @@ TEST(PokerExactCrossCheck, WeightedRanges) {
 #if !FAIRDECK_POKER_SANITIZED
 TEST(PokerExactCrossCheck, HeadsUpRangesPreflopWithSymmetry) {
   // Full suit symmetry (24 permutations): 2,598,960 boards enumerated, about 1/24 scored.
-  const auto in = make({"AKs", "QQ"});
+  const auto in = make_weighted({"AKs", "QQ"});
   EXPECT_EQ(exact_equity(in, 1).symmetry, 24u);
   expect_same(in);
 }
@@ -167,9 +167,9 @@ TEST(PokerExactCrossCheck, HeadsUpRangesPreflopWithSymmetry) {
 TEST(PokerExactCrossCheck, FewAssignmentsUpToSymmetry) {
   // Few assignments: each orbit under the input's suit symmetry solved as fixed hands and
   // weighted by the orbit's size (assignment-major), against the brute force.
-  expect_same(make({"AA", "KK", "QQ"}, "7c 8d 2h 3s"));
-  expect_same(make({"AKs", "QQ", "JTs"}, "Qh 9h 2c"));       // flushes, orbits with stabilisers
-  expect_same(make({"AA,KK", "QQ", "JJ", "T9s"}, "8c 7d 2s"));  // four players
+  expect_same(make_weighted({"AA", "KK", "QQ"}, "7c 8d 2h 3s"));
+  expect_same(make_weighted({"AKs", "QQ", "JTs"}, "Qh 9h 2c"));       // flushes, orbits with stabilisers
+  expect_same(make_weighted({"AA,KK", "QQ", "JJ", "T9s"}, "8c 7d 2s"));  // four players
 }
 
 #if !FAIRDECK_POKER_SANITIZED
@@ -177,7 +177,7 @@ TEST(PokerExactCrossCheck, ThreeWayClassesPreflopBothMethodsAgree) {
   // AA vs KK vs QQ preflop: 216 assignments, 12 orbits under the 24 suit permutations; every
   // board of both methods (the brute force would take minutes). The automatic choice is the
   // assignment-major one.
-  const auto in = make({"AA", "KK", "QQ"});
+  const auto in = make_weighted({"AA", "KK", "QQ"});
   const auto a = exact_equity(in, 2, {}, exact_method::assignment_major);
   const auto b = exact_equity(in, 2, {}, exact_method::board_major);
   ASSERT_TRUE(a.complete && b.complete);
@@ -196,7 +196,7 @@ TEST(PokerExactCrossCheck, ThreeWayClassesPreflopBothMethodsAgree) {
 #endif
 
 TEST(PokerExactCrossCheck, ThreadCountDoesNotChangeWeightedSums) {
-  const auto in = make({"AA@50,KK,AKs:0.25", "QQ@10,random"}, "7c 8d 9h");
+  const auto in = make_weighted({"AA@50,KK,AKs:0.25", "QQ@10,random"}, "7c 8d 9h");
   const auto a = exact_equity(in, 1), b = exact_equity(in, 2);
   for (std::size_t p = 0; p < 2; ++p) {
     EXPECT_EQ(a.players[p].weighted_share, b.players[p].weighted_share);

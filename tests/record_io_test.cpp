@@ -16,7 +16,9 @@
 
 #include "fairdeck/util/record_io.hpp"
 
-namespace {
+// A named namespace, not an anonymous one: the fixture is a base of test classes, and in the
+// unity build this file is included (g++ -Wsubobject-linkage).
+namespace record_io_test {
 
 using namespace fairdeck;
 namespace fs = std::filesystem;
@@ -169,7 +171,8 @@ TEST_F(RecordIo, PutBlockWritesWhatPutWouldWrite) {
   }
 }
 
-}  // namespace
+}  // namespace record_io_test
+using namespace record_io_test;
 
 // map_records hands out the same records as read_records, without a copy, from regular
 // files; it gives way (nullopt) to read_records for what it cannot map — a gzip input, what

@@ -67,11 +67,7 @@ std::string numbered(int n, const std::string& prefix = "line ") {
   return s;
 }
 
-// One error line (after --seed's "note: ... not secure" line, which is not an error).
-bool one_line(std::string err) {
-  if (err.starts_with("fairdeck: note:")) err = err.substr(err.find('\n') + 1);
-  return !err.empty() && err.find('\n') == err.size() - 1;
-}
+using fairdeck::testing::one_error_line;
 
 std::string sh(const std::string& cmd) { return fairdeck::testing::shell_output(cmd); }
 
@@ -147,7 +143,7 @@ TEST(ShuffleFileCli, AFullDiskIsAClearErrorAndLeavesNothing) {
   write_file(dir / "old.txt", "keep me\n");
   auto r = run_cli("shuffle-file --seed 1 --memory 1M --temp-dir " + disk.dir.string() + " " + (dir / "in.txt") + " -o " + (dir / "old.txt"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_TRUE(one_error_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("temporary"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(dir / "old.txt"), "keep me\n");
@@ -271,7 +267,7 @@ TEST(ShuffleFileCli, PairedFilesShareOnePermutation) {
   const auto r = run_cli("shuffle-file --seed 6 --paired " + (dir / "src.txt") + " " + (dir / "short.txt") + " -o " +
                          (dir / "s3.txt") + " -o " + (dir / "t3.txt"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_TRUE(one_error_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("not line-aligned"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "s3.txt"));
   EXPECT_FALSE(fs::exists(dir / "t3.txt"));
@@ -324,7 +320,7 @@ TEST(ShuffleFileCli, ErrorsAreOneLine) {
   for (const auto& c : cases) {
     const auto r = run_cli("shuffle-file --seed 1 " + c.args);
     EXPECT_EQ(r.exit_code, c.code) << c.args << ": " << r.err;
-    EXPECT_TRUE(one_line(r.err)) << c.args << ": " << r.err;
+    EXPECT_TRUE(one_error_line(r.err)) << c.args << ": " << r.err;
     EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
   }
 }

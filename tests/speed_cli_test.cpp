@@ -36,7 +36,7 @@ std::string numbered_lines(int n) {
   return s;
 }
 
-bool one_line(const std::string& err) { return !err.empty() && err.find('\n') == err.size() - 1; }
+using fairdeck::testing::one_error_line;
 
 }  // namespace
 
@@ -118,7 +118,7 @@ TEST(SpeedCli, ShuffleFileBadInputIsOneLineError) {
   for (const auto& c : cases) {
     const auto r = run_cli(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
-    EXPECT_TRUE(one_line(r.err)) << c.args << ": " << r.err;
+    EXPECT_TRUE(one_error_line(r.err)) << c.args << ": " << r.err;
     EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
   }
   // A failed run leaves no output file behind.
@@ -201,6 +201,6 @@ TEST(SpeedCli, BenchRejectsBadOptions) {
                                  "bench --threads 257", "bench --huge-type int8", "bench --frobnicate"}) {
     const auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args;
-    EXPECT_TRUE(one_line(r.err)) << args << ": " << r.err;
+    EXPECT_TRUE(one_error_line(r.err)) << args << ": " << r.err;
   }
 }

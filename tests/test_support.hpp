@@ -89,4 +89,11 @@ inline shell_result run_shell(const std::string& cmd) {
 // Only the stdout of `cmd`.
 inline std::string shell_output(const std::string& cmd) { return run_shell(cmd).out; }
 
+// True when `err` is one error line, after --seed's "fairdeck: note: ... not secure" line
+// when there is one (a note, not an error).
+inline bool one_error_line(std::string err) {
+  if (err.starts_with("fairdeck: note:")) err = err.substr(err.find('\n') + 1);
+  return !err.empty() && err.find('\n') == err.size() - 1;
+}
+
 }  // namespace fairdeck::testing
