@@ -15,6 +15,7 @@
 #include "fairdeck/report/audit.hpp"
 #include "fairdeck/report/cards.hpp"
 #include "fairdeck/stats/audit.hpp"
+#include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck::service {
 namespace {
@@ -127,7 +128,10 @@ api::api(store& s, api_options o)
       audits_(o.audit_cache_bytes),
       mental_pool_(o.mental_threads, o.mental_queue),
       audit_pool_(o.audit_threads, o.audit_queue) {
-  watch_thread_ = std::thread([this] { watch_loop(); });
+  watch_thread_ = std::thread([this] {
+    fairdeck::name_this_thread("fd-watch");
+    watch_loop();
+  });
   try {
     if (const auto v = log_verifier_key(s)) log_key_ = tlog::note_verifier::parse(*v);
   } catch (const std::exception& e) {  // the log routes then answer 503

@@ -407,8 +407,12 @@ void serve(api& handler, const server_options& o,
 
   on_listening(bound, operator_bound);
   std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([&] { ioc.run(); });
-  ioc.run();
+  for (unsigned i = 1; i < threads; ++i)
+    pool.emplace_back([&] {
+      fairdeck::name_this_thread("fd-io");
+      ioc.run();
+    });
+  ioc.run();  // the main thread keeps its name (fairdeckd) and serves too
   for (auto& t : pool) t.join();
   handler.flush();  // late answers post to the stopped io_context, which is still alive here
   if (state.reserve_fd >= 0) ::close(state.reserve_fd);

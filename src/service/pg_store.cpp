@@ -19,6 +19,7 @@
 #include <pqxx/pqxx>
 
 #include "fairdeck/service/store.hpp"
+#include "fairdeck/util/parallel.hpp"
 #include "pg_batch.hpp"
 #include "pg_db.hpp"
 
@@ -72,7 +73,10 @@ class pg_store final : public store {
       for (unsigned i = 0; i < std::max(1u, o.writers); ++i)
         committers_.push_back(
             std::make_unique<group_committer>(make_pg_backend(uri_), *key, o.max_batch, o.max_queue));
-      prober_ = std::thread([this] { probe_loop(); });
+      prober_ = std::thread([this] {
+        name_this_thread("fd-prober");
+        probe_loop();
+      });
     }
   }
 

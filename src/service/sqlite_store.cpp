@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "fairdeck/service/store.hpp"
+#include "fairdeck/util/parallel.hpp"
 #include "sqlite_db.hpp"
 
 namespace fairdeck::service {
@@ -58,7 +59,10 @@ class sqlite_store final : public store {
     if (key) {
       committer_ = std::make_unique<group_committer>(make_sqlite_backend(path_), *key, o.max_batch,
                                                      o.max_queue);
-      checkpointer_ = std::thread([this] { checkpoint_loop(); });
+      checkpointer_ = std::thread([this] {
+        name_this_thread("fd-checkpoint");
+        checkpoint_loop();
+      });
     }
   }
 

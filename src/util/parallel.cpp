@@ -8,7 +8,21 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <pthread.h>
+#endif
+
 namespace fairdeck {
+
+void name_this_thread(const char* name) noexcept {
+#if defined(__linux__)
+  char n[16] = {};
+  for (std::size_t i = 0; i < sizeof n - 1 && name[i]; ++i) n[i] = name[i];
+  (void)pthread_setname_np(pthread_self(), n);
+#else
+  (void)name;
+#endif
+}
 
 unsigned resolve_threads(unsigned requested) {
   if (requested > max_threads)

@@ -30,6 +30,10 @@ inline constexpr unsigned max_threads = 256;
 // Throws std::invalid_argument above max_threads.
 [[nodiscard]] unsigned resolve_threads(unsigned requested);
 
+// Names the calling thread (Linux: the first 15 bytes, as `top -H`, `ps -L` and perf show
+// it; elsewhere nothing). The service's long-lived threads call it: "fd-io", "fd-writer", ...
+void name_this_thread(const char* name) noexcept;
+
 // Workers parallel_for uses for `count` items: resolve_threads(requested), at most count, at least 1.
 [[nodiscard]] unsigned parallel_workers(std::uint64_t count, unsigned requested);
 
