@@ -2,13 +2,13 @@
 // exactly and by listener, bodies fail with 400 (never 500), public errors carry no store
 // details, `after` beyond the stores' range is refused, every status class is counted, error
 // ranges match the checks, and the failure limiter keeps bounded memory.
-#include <future>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "api_test_support.hpp"
 #include "fairdeck/service/store.hpp"
 #include "limiter.hpp"
 #include "routes.hpp"
@@ -38,10 +38,7 @@ struct api_test : ::testing::Test {
                      std::optional<std::string> auth = std::nullopt, std::string_view client = "c1",
                      role r = role::all) {
     const std::string header = auth ? *auth : "Bearer " + token;
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    handler->handle({method, target, header, body, client, r, {}}, [&p](http_response x) { p.set_value(std::move(x)); });
-    return f.get();
+    return handle_now(*handler, {method, target, header, body, client, r, {}});
   }
   // A table "t" with two seats and both client seeds.
   void ready_table() {
@@ -281,11 +278,7 @@ TEST(api_errors, PublicErrorsShowNoHostPortPathOrExceptionText) {
   bs.add_token_hash(token_hash(tok));
   api h(bs);
   const auto call = [&](std::string_view method, std::string_view target, std::string_view body = "") {
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    const std::string auth = "Bearer " + tok;
-    h.handle({method, target, auth, body, "c", role::all, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
-    return f.get();
+    return call_api(h, tok, method, target, body, "c");
   };
   ::testing::internal::CaptureStderr();
   std::vector<http_response> answers{call("GET", "/healthz"), call("GET", "/v1/tables/t"),

@@ -4,13 +4,13 @@
 // to it by a consistency proof without the log (service::verify_without_log), and a proof that
 // does not link them is caught.
 #include <algorithm>
-#include <future>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "api_test_support.hpp"
 #include "fairdeck/service/log_tree.hpp"
 #include "fairdeck/service/store.hpp"
 #include "fairdeck/service/transparency.hpp"
@@ -40,11 +40,7 @@ struct cosigned_api : ::testing::Test {
   }
   tlog::note_verifier log_key() { return tlog::note_verifier::parse(log_verifier_key(*s).value()); }
   http_response call(std::string_view method, std::string_view target, std::string_view body = "") {
-    const std::string header = "Bearer " + token;
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    handler->handle({method, target, header, body, "c1", {}, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
-    return f.get();
+    return call_api(*handler, token, method, target, body);
   }
   void open_demo() {
     ASSERT_EQ(call("POST", "/v1/tables", R"({"seats": 2, "table": "demo"})").status, 201u);

@@ -7,13 +7,13 @@
 // public log. The refusals (changed reveals, late commits, double deals, deals before every
 // reveal, reveals before every commit) are each checked, and an older store opens.
 #include <algorithm>
-#include <future>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "api_test_support.hpp"
 #include "fairdeck/cards/card.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 #include "fairdeck/service/store.hpp"
@@ -47,13 +47,7 @@ struct hands_test : ::testing::Test {
     s.reset();
   }
   std::pair<unsigned, json> call(std::string_view method, const std::string& target, const json& body = nullptr) {
-    const std::string header = "Bearer " + token;
-    const std::string text = body.is_null() ? std::string() : body.dump();
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    handler->handle({method, target, header, text, "c", http_request::listener_role::all, {}},
-                    [&p](http_response x) { p.set_value(std::move(x)); });
-    const auto r = f.get();
+    const auto r = call_api(*handler, token, method, target, body.is_null() ? std::string() : body.dump(), "c");
     return {r.status, r.content_type.starts_with("application/json") ? json::parse(r.body) : json(r.body)};
   }
   void open_table(unsigned seats) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "api_test_support.hpp"
 #include "fairdeck/service/log_tree.hpp"
 #include "fairdeck/service/store.hpp"
 #include "service_test_support.hpp"
@@ -242,11 +243,7 @@ struct log_api_fixture : log_fixture {
     handler = std::make_unique<api>(*s, o);
   }
   http_response call(std::string_view method, std::string_view target, std::string_view body = "") {
-    const std::string header = "Bearer " + token;
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    handler->handle({method, target, header, body, "c1", {}, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
-    return f.get();
+    return call_api(*handler, token, method, target, body);
   }
 };
 

@@ -5,7 +5,6 @@
 // runs in a few seconds.
 #include <chrono>
 #include <fstream>
-#include <future>
 #include <iterator>
 #include <thread>
 
@@ -14,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "api_test_support.hpp"
 #include "fairdeck/mental/transcript.hpp"
 #include "fairdeck/service/mental.hpp"
 #include "fairdeck/service/store.hpp"
@@ -53,12 +53,7 @@ struct mental_table_test : ::testing::Test {
     s.reset();
   }
   http_response call(std::string_view method, std::string_view target, std::string_view body = "") {
-    const std::string header = "Bearer " + token;
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    handler->handle({method, target, header, body, "c", role::all, {}},
-                    [&p](http_response x) { p.set_value(std::move(x)); });
-    return f.get();
+    return call_api(*handler, token, method, target, body, "c");
   }
   std::string players_json() const {
     json players = json::array();
@@ -322,12 +317,8 @@ TEST_F(mental_table_test, BadTablesAndOtherWaysOfDealingAreRefused) {
   EXPECT_EQ(call("POST", "/v1/tables/s/mental/hands").status, 409u);
   EXPECT_EQ(call("GET", "/v1/tables/s/mental/hands/1").status, 409u);
   // Steps need the operator's token, like every write; reading is public.
-  const std::string none;
-  std::promise<http_response> p;
-  auto f = p.get_future();
-  handler->handle({"POST", "/v1/tables/m/mental/hands/1/steps", none, shuffle_by(1).dump(), "c", role::all, {}},
-                  [&p](http_response x) { p.set_value(std::move(x)); });
-  EXPECT_EQ(f.get().status, 401u);
+  EXPECT_EQ(call_api(*handler, "", "POST", "/v1/tables/m/mental/hands/1/steps", shuffle_by(1).dump(), "c").status,
+            401u);
 }
 
 // An operator who rewrites a logged step and re-hashes the chain after it is caught by the log

@@ -6,13 +6,13 @@
 // proof's length only, so the sizes at a million records follow from the real proof lengths
 // there (every seq and every `from` swept): the raw form is under 1 KB.
 #include <algorithm>
-#include <future>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "api_test_support.hpp"
 #include "fairdeck/service/log_tree.hpp"
 #include "fairdeck/service/store.hpp"
 #include "fairdeck/service/transparency.hpp"
@@ -35,12 +35,9 @@ struct proof_api : ::testing::Test {
     handler = std::make_unique<api>(*s);
   }
   http_response get(std::string_view target, std::string_view accept = {}) {
-    std::promise<http_response> p;
-    auto f = p.get_future();
     http_request req{"GET", target, {}, {}, "c1", {}, {}};
     req.accept = accept;
-    handler->handle(req, [&p](http_response r) { p.set_value(std::move(r)); });
-    return f.get();
+    return handle_now(*handler, req);
   }
   // A table of `records` records (open + deals), committed.
   void table(const std::string& t, std::uint64_t records) {

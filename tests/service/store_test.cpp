@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "api_test_support.hpp"
 #include "fairdeck/service/store.hpp"
 #include "service_test_support.hpp"
 #include "sqlite_test_support.hpp"
@@ -214,10 +215,7 @@ struct api_fixture : sqlite_fixture {
   http_response call(std::string_view method, std::string_view target, std::string_view body = "",
                      std::optional<std::string> auth = std::nullopt, std::string_view client = "c1") {
     const std::string header = auth ? *auth : "Bearer " + token;
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    handler->handle({method, target, header, body, client, {}, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
-    return f.get();
+    return handle_now(*handler, {method, target, header, body, client, {}, {}});
   }
 };
 

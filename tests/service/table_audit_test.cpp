@@ -13,6 +13,7 @@
 
 #include "fairdeck/report/audit.hpp"
 #include "api.hpp"
+#include "api_test_support.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 #include "fairdeck/service/store.hpp"
 #include "fairdeck/service/table_audit.hpp"
@@ -51,10 +52,7 @@ struct audit_fixture : ::testing::Test {
   std::vector<record> log(const std::string& t) { return s->log(t, std::nullopt, 1'000'000).value(); }
   static http_response call(api& a, std::string_view method, std::string_view target, std::string_view body = "",
                             std::string auth = "") {
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    a.handle({method, target, auth, body, "c1", {}, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
-    return f.get();
+    return handle_now(a, {method, target, auth, body, "c1", {}, {}});
   }
 };
 
@@ -331,12 +329,7 @@ struct failing_store : fake_store {
 TEST(AuditErrors, A500Or503LogsOneLineAndAnswersGenerically) {
   failing_store fs;
   api a(fs);
-  const auto get = [&] {
-    std::promise<http_response> p;
-    auto f = p.get_future();
-    a.handle({"GET", "/v1/tables/t/audit", "", "", "c1", {}, {}}, [&p](http_response r) { p.set_value(std::move(r)); });
-    return f.get();
-  };
+  const auto get = [&] { return call_api(a, "", "GET", "/v1/tables/t/audit"); };
   ::testing::internal::CaptureStderr();
   const auto r500 = get();
   fs.unavailable = true;
