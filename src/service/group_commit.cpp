@@ -26,7 +26,8 @@ std::string one_line(std::string_view s) {
 group_committer::group_committer(std::unique_ptr<batch_backend> backend, secret_key key, std::size_t max_batch,
                                  std::size_t max_queue)
     : backend_(std::move(backend)), key_(key), max_batch_(max_batch), max_queue_(max_queue) {
-  if (backend_->deferred_sync()) syncer_ = std::thread([this] {
+  if (backend_->deferred_sync())
+    syncer_ = std::thread([this] {
       name_this_thread("fd-syncer");
       sync_loop();
     });
