@@ -24,6 +24,12 @@
 // kernel (435 against 312 M hands/s in cache, BM_EvalRandomBatch7, load 4.4; 323-370 against
 // 253-265 M/s on bench/peers/ompeval_eval.sh's 4 M hands). Its loads 4, 8 or 16 steps behind:
 // the same within noise.
+// Both read the seven-card table (hand_evaluator's batch_*, 128 KB for 64 Ki slots), not the
+// general 5-7-card one (256 KB): on a Zen 3 (512 KB L2 per core, 2.25 GHz) the AVX2 kernel
+// went from 162 to 223 M hands/s (medians of 6 alternated runs of BM_EvalRandomBatch7/2,
+// 2026-11-27; a 64 KB stand-in table measured the same), and from 1.05-1.13x to 1.37x
+// OMPEval on ompeval_eval.sh. Dropping each hand's pad byte to card 0 (its key taken off
+// once) and summing the rank part and the suit counters apart took ~8 % more before that.
 // Hence the kernels agree on every hand; tests/poker_eval_kernels_test.cpp checks all of them.
 // Measured on AMD Zen 4 (bench/peers/ompeval_eval.sh, docs/poker.md). Tried and lost (with a
 // separate second pass): the hashes stored as 32-bit slots and 16-bit buckets (no change),
@@ -81,6 +87,9 @@ constexpr spread_indices make_spread_indices() {
 }
 constexpr spread_indices spread = make_spread_indices();
 
+constexpr unsigned batch_slots = 1u << hand_evaluator::batch_slot_bits;
+
+// The seven-card table (hand_evaluator's batch_*: every kernel hashes the same way).
 struct table_view {
   std::uint64_t multiplier;
   const std::uint16_t* displacement;
@@ -127,7 +136,7 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
   const __m512i rank_bits = _mm512_set1_epi64(static_cast<long long>(detail::rank_bits));
   const __m512i multiplier = _mm512_set1_epi64(static_cast<long long>(t.multiplier));
   constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
-  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::slot_bits;
+  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::batch_slot_bits;
   std::size_t i = 0;
   while (i + 8 <= n) {
     std::size_t pending = 0;
@@ -138,7 +147,7 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
     const auto lookups = [&](std::size_t from) {
       for (std::size_t j = from; j < from + 8; ++j) {
         const std::uint64_t h = hashes[j];
-        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (hand_evaluator::slots - 1);
+        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (batch_slots - 1);
         out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
       }
     };
@@ -169,41 +178,54 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
 
 // The AVX2 kernel (CPUs without AVX-512 VBMI): the AVX-512 kernel's plan, 4 hands a step.
 // AVX2 has no 52-entry byte lookup, but a card key's bytes 0..4 depend on its rank alone and
-// bytes 6..7 on its suit alone, so the cards become rank and suit bytes (3 compares for the
-// suit, a 4-entry vpshufb and a subtract for the rank) and each key byte is one 16-entry
-// vpshufb on one of them, summed per hand by vpsadbw. No 64-bit multiply in AVX2: three
-// vpmuludq. Loads 4 steps behind, flush lanes afterwards, as in the AVX-512 kernel.
+// bytes 6..7 on its suit alone. So each card byte c becomes its suit s (three compares) and
+// x = c + 3s = rank + 16s: vpshufb reads only x's low nibble, the rank, so each rank byte of
+// the key is one 16-entry vpshufb on x and each suit byte one on s, summed per hand by
+// vpsadbw. The rank part (the hash input) and the suit counters are summed apart: no mask
+// before the multiply, and the flush test is a 16-bit sum of four 4-bit counters. Each hand's
+// 8th byte is card 0 (vpshufb's zero), whose key is taken off again. No 64-bit multiply in
+// AVX2: three vpmuludq. Loads 4 steps behind, flush lanes afterwards, as in the AVX-512 kernel.
 #define FAIRDECK_AVX2_TARGET __attribute__((target("avx2,bmi")))
 
 struct avx2_tables {
-  alignas(32) std::array<std::array<std::uint8_t, 32>, 8> byte{};  // [i][r or s], both lanes
-  alignas(32) std::array<std::uint8_t, 32> suit_base{};            // 13 * s
+  alignas(32) std::array<std::array<std::uint8_t, 32>, 7> byte{};  // [i][r] for i < 5, [5 + i][s]: both lanes
   alignas(32) std::array<std::uint8_t, 32> spread{};               // vpshufb: 7 cards -> 8 bytes
-  alignas(32) std::array<std::uint8_t, 32> pad{};                  // 0x80 on each hand's 8th byte
 };
 constexpr avx2_tables make_avx2_tables() {
   avx2_tables t;
   for (unsigned lane = 0; lane < 2; ++lane) {
-    for (unsigned i = 0; i < 8; ++i)
-      for (card_t c = 0; c < 52; ++c) {
-        const unsigned idx = i < 6 ? c % 13 : c / 13;  // bytes 0..4: rank; 6..7: suit
-        t.byte[i][16 * lane + idx] = static_cast<std::uint8_t>(detail::card_keys[c] >> (8 * i));
-      }
-    for (unsigned s = 0; s < 4; ++s) t.suit_base[16 * lane + s] = static_cast<std::uint8_t>(13 * s);
+    for (card_t c = 0; c < 52; ++c) {
+      for (unsigned i = 0; i < 5; ++i)  // bytes 0..4: by rank
+        t.byte[i][16 * lane + c % 13] = static_cast<std::uint8_t>(detail::card_keys[c] >> (8 * i));
+      for (unsigned i = 6; i < 8; ++i)  // bytes 6..7: by suit
+        t.byte[i - 1][16 * lane + c / 13] = static_cast<std::uint8_t>(detail::card_keys[c] >> (8 * i));
+    }
     // lane 0 holds packed cards 0..15 (hands 0, 1 at 0 and 7), lane 1 cards 12..27 (hands 2,
-    // 3 at 2 and 9 of the lane).
+    // 3 at 2 and 9 of the lane); a hand's 8th byte is 0 (0x80: vpshufb writes 0).
     for (unsigned j = 0; j < 2; ++j)
-      for (unsigned k = 0; k < 8; ++k) {
+      for (unsigned k = 0; k < 8; ++k)
         t.spread[16 * lane + 8 * j + k] = static_cast<std::uint8_t>(k < 7 ? 7 * j + k + 2 * lane : 0x80);
-        t.pad[16 * lane + 8 * j + k] = k < 7 ? 0 : 0x80;
-      }
   }
   return t;
 }
 constexpr avx2_tables avx2_t = make_avx2_tables();
+// The 8th byte's card 0 is in every sum: its rank key comes off the rank part, and its club
+// raises the clubs counter by one, so clubs are biased by 2 (flush at 6) and the others by 3.
+constexpr std::uint64_t pad_rank_key = detail::card_keys[0] & detail::rank_bits;
+constexpr std::uint64_t suit_bias = 0x3332;
+static_assert((detail::card_keys[0] >> 48) == 1, "card 0 is a club: the bias above");
 
-FAIRDECK_AVX2_TARGET inline __m256i keys4(const card_t* c, const __m256i* table, const __m256i& suit_base,
-                                          const __m256i& spread_idx, const __m256i& pad, __m256i start) {
+// Each hand's sum of the 8 bytes that table[i] gives its cards (index: x or the suit).
+FAIRDECK_AVX2_TARGET inline __m256i sum(const __m256i* table, int i, __m256i index) {
+  return _mm256_sad_epu8(_mm256_shuffle_epi8(table[i], index), _mm256_setzero_si256());
+}
+
+struct keys4_out {
+  __m256i rank_key;  // the hash input: key & rank_bits
+  __m256i flush;     // all ones in the lanes of flush hands
+};
+
+FAIRDECK_AVX2_TARGET inline keys4_out keys4(const card_t* c, const __m256i* table, const __m256i& spread_idx) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c));  // cards 0..15
   const __m256i b = _mm256_maskload_epi32(reinterpret_cast<const int*>(c + 16),
                                           _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0));  // 16..27
@@ -212,21 +234,22 @@ FAIRDECK_AVX2_TARGET inline __m256i keys4(const card_t* c, const __m256i* table,
   const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
   const __m256i lanes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6));
   const __m256i cards = _mm256_shuffle_epi8(lanes, spread_idx);  // 8 bytes a hand, the 8th 0
-  const __m256i suit = _mm256_sub_epi8(_mm256_setzero_si256(),
-                                       _mm256_add_epi8(_mm256_add_epi8(_mm256_cmpgt_epi8(cards, _mm256_set1_epi8(12)),
-                                                                       _mm256_cmpgt_epi8(cards, _mm256_set1_epi8(25))),
-                                                       _mm256_cmpgt_epi8(cards, _mm256_set1_epi8(38))));
-  const __m256i rank = _mm256_or_si256(_mm256_sub_epi8(cards, _mm256_shuffle_epi8(suit_base, suit)), pad);
-  const __m256i suit_p = _mm256_or_si256(suit, pad);  // vpshufb gives 0 for the pad bytes
+  const __m256i minus_suit = _mm256_add_epi8(_mm256_add_epi8(_mm256_cmpgt_epi8(cards, _mm256_set1_epi8(12)),
+                                                             _mm256_cmpgt_epi8(cards, _mm256_set1_epi8(25))),
+                                             _mm256_cmpgt_epi8(cards, _mm256_set1_epi8(38)));
+  const __m256i suit = _mm256_sub_epi8(_mm256_setzero_si256(), minus_suit);
+  const __m256i x = _mm256_sub_epi8(_mm256_sub_epi8(_mm256_sub_epi8(cards, minus_suit), minus_suit), minus_suit);
   const __m256i zero = _mm256_setzero_si256();
-  __m256i key = _mm256_add_epi64(start, _mm256_sad_epu8(_mm256_shuffle_epi8(table[0], rank), zero));
-  key = _mm256_add_epi64(key, _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(table[1], rank), zero), 8));
-  key = _mm256_add_epi64(key, _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(table[2], rank), zero), 16));
-  key = _mm256_add_epi64(key, _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(table[3], rank), zero), 24));
-  key = _mm256_add_epi64(key, _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(table[4], rank), zero), 32));
-  key = _mm256_add_epi64(key, _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(table[6], suit_p), zero), 48));
-  key = _mm256_add_epi64(key, _mm256_slli_epi64(_mm256_sad_epu8(_mm256_shuffle_epi8(table[7], suit_p), zero), 56));
-  return key;
+  __m256i rank_key = _mm256_sub_epi64(sum(table, 0, x), _mm256_set1_epi64x(static_cast<long long>(pad_rank_key)));
+  rank_key = _mm256_add_epi64(rank_key, _mm256_slli_epi64(sum(table, 1, x), 8));
+  rank_key = _mm256_add_epi64(rank_key, _mm256_slli_epi64(sum(table, 2, x), 16));
+  rank_key = _mm256_add_epi64(rank_key, _mm256_slli_epi64(sum(table, 3, x), 24));
+  rank_key = _mm256_add_epi64(rank_key, _mm256_slli_epi64(sum(table, 4, x), 32));
+  const __m256i counters = _mm256_add_epi64(_mm256_add_epi64(sum(table, 5, suit),
+                                                             _mm256_slli_epi64(sum(table, 6, suit), 8)),
+                                            _mm256_set1_epi64x(static_cast<long long>(suit_bias)));
+  const __m256i no_flush = _mm256_cmpeq_epi64(_mm256_and_si256(counters, _mm256_set1_epi64x(0x8888)), zero);
+  return {rank_key, _mm256_xor_si256(no_flush, _mm256_set1_epi64x(-1))};
 }
 
 // a * b mod 2^64 per 64-bit lane (b_hi = b >> 32, precomputed).
@@ -237,15 +260,10 @@ FAIRDECK_AVX2_TARGET inline __m256i mullo64(__m256i a, __m256i b, __m256i b_hi) 
 
 FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view& t, const card_t* cards, std::size_t n,
                                      strength_t* out) {
-  __m256i table[8];
-  for (unsigned i = 0; i < 8; ++i)
+  __m256i table[7];
+  for (unsigned i = 0; i < 7; ++i)
     table[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.byte[i].data()));
-  const __m256i suit_base = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.suit_base.data()));
   const __m256i spread_idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.spread.data()));
-  const __m256i pad = _mm256_load_si256(reinterpret_cast<const __m256i*>(avx2_t.pad.data()));
-  const __m256i start = _mm256_set1_epi64x(static_cast<long long>(detail::start_key));
-  const __m256i flush = _mm256_set1_epi64x(static_cast<long long>(detail::flush_bits));
-  const __m256i rank_bits = _mm256_set1_epi64x(static_cast<long long>(detail::rank_bits));
   const __m256i multiplier = _mm256_set1_epi64x(static_cast<long long>(t.multiplier));
   const __m256i multiplier_hi = _mm256_set1_epi64x(static_cast<long long>(t.multiplier >> 32));
   constexpr std::size_t run = 256;  // steps of 4 hands
@@ -254,7 +272,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
   std::array<std::uint8_t, run> pending_lanes;
   alignas(32) std::array<std::uint64_t, run * 4> hashes;
   constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
-  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::slot_bits;
+  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::batch_slot_bits;
   std::size_t i = 0;
   while (i + 4 <= n) {
     std::size_t pending = 0;
@@ -263,7 +281,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
     const auto lookups = [&](std::size_t from) {
       for (std::size_t j = from; j < from + 8; ++j) {
         const std::uint64_t h = hashes[j];
-        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (hand_evaluator::slots - 1);
+        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (batch_slots - 1);
         out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
       }
     };
@@ -271,12 +289,10 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
     for (; i < stop; i += 4) {
       const char* ahead = reinterpret_cast<const char*>(cards + 7 * std::min(i + prefetch_hands, n - 4));
       _mm_prefetch(ahead, _MM_HINT_T0);
-      const __m256i key = keys4(cards + 7 * i, table, suit_base, spread_idx, pad, start);
+      const keys4_out k = keys4(cards + 7 * i, table, spread_idx);
       _mm256_store_si256(reinterpret_cast<__m256i*>(hashes.data() + (i - first)),
-                         mullo64(_mm256_and_si256(key, rank_bits), multiplier, multiplier_hi));
-      const unsigned m = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(
-                             _mm256_cmpeq_epi64(_mm256_and_si256(key, flush), _mm256_setzero_si256())))) ^
-                         0xfu;
+                         mullo64(k.rank_key, multiplier, multiplier_hi));
+      const unsigned m = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(k.flush)));
       pending_block[pending] = i;
       pending_lanes[pending] = static_cast<std::uint8_t>(m);
       pending += m != 0;
@@ -288,7 +304,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
     const std::size_t done = pairs_end >= 4 * lag ? pairs_end - 4 * lag + 8 : 0;
     for (std::size_t j = done; j < stop - first; ++j) {
       const std::uint64_t h = hashes[j];
-      const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (hand_evaluator::slots - 1);
+      const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (batch_slots - 1);
       out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
     }
     for (std::size_t p = 0; p < pending; ++p)
@@ -332,9 +348,9 @@ hand_evaluator::eval_kernel hand_evaluator::best_kernel() noexcept {
 void hand_evaluator::eval7_batch(eval_kernel k, const card_t* cards, std::size_t n, strength_t* out) const noexcept {
 #if FAIRDECK_EVAL_AVX512
   if (k == eval_kernel::avx512)
-    return eval7_avx512(*this, {multiplier_, displacement_.data(), values_.data()}, cards, n, out);
+    return eval7_avx512(*this, {batch_multiplier_, batch_displacement_.data(), batch_values_.data()}, cards, n, out);
   if (k == eval_kernel::avx2)
-    return eval7_avx2(*this, {multiplier_, displacement_.data(), values_.data()}, cards, n, out);
+    return eval7_avx2(*this, {batch_multiplier_, batch_displacement_.data(), batch_values_.data()}, cards, n, out);
 #endif
   (void)k;
   for (std::size_t i = 0; i < n; ++i) out[i] = eval7(cards + 7 * i);

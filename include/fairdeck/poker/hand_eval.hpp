@@ -78,7 +78,8 @@ struct hand_accumulator {
 
 class hand_evaluator {
  public:
-  // The process-wide evaluator; tables are built on first call (about 10 ms), thread-safe.
+  // The process-wide evaluator; tables are built on first call (tens of ms: 80 ms on a 2.25 GHz
+  // Zen 3), thread-safe.
   [[nodiscard]] static const hand_evaluator& instance();
 
   // 5, 6 or 7 distinct cards in [0, 52). Unchecked (hot path): see evaluate() below.
@@ -99,6 +100,7 @@ class hand_evaluator {
     for (std::size_t i = 0; i < N; ++i) key += detail::card_keys[c[i]];
     if (const std::uint64_t f = key & detail::flush_bits) [[unlikely]]
       return flush_of(c, N, (static_cast<unsigned>(std::countr_zero(f)) - 51) >> 2);
+    if constexpr (N == 7) return seven_by_ranks(key & detail::rank_bits);
     return by_ranks(key & detail::rank_bits);
   }
   [[nodiscard]] strength_t eval7(const card_t* c) const noexcept { return eval<7>(c); }
@@ -110,6 +112,13 @@ class hand_evaluator {
     const unsigned slot = static_cast<unsigned>(h >> (64 - bucket_bits - slot_bits)) & (slots - 1);
     return values_[slot ^ displacement_[h >> (64 - bucket_bits)]];
   }
+  // by_ranks for a key of exactly 7 cards, from the seven-card table (half the size).
+  [[nodiscard]] strength_t seven_by_ranks(std::uint64_t rank_key) const noexcept {
+    const std::uint64_t h = rank_key * batch_multiplier_;
+    const unsigned slot = static_cast<unsigned>(h >> (64 - bucket_bits - batch_slot_bits)) &
+                          ((1u << batch_slot_bits) - 1);
+    return batch_values_[slot ^ batch_displacement_[h >> (64 - bucket_bits)]];
+  }
   // Strength of a flush whose suit holds the ranks in `mask` (fairdeck order: bit 0 = ace).
   [[nodiscard]] strength_t by_flush_mask(unsigned mask) const noexcept { return flush_[mask & 0x1fff]; }
 
@@ -117,9 +126,12 @@ class hand_evaluator {
   // back). Same contract as eval7 (unchecked). Runs the best kernel this CPU has (run-time
   // dispatch, see eval_kernel): the AVX-512 kernel (AVX512-VBMI) builds and hashes 8 hands'
   // keys per step, the AVX2 kernel 4, and both read the same tables, so every kernel gives
-  // the same strengths (tests/poker_eval_kernels_test.cpp checks all 133,784,560 hands). On
-  // random hands AVX-512 is about 1.7x the one-hand loop, AVX2 about 1.3x (docs/poker.md);
-  // prefer it whenever hands come in numbers.
+  // the same strengths (tests/poker_eval_kernels_test.cpp checks all 133,784,560 hands). The
+  // vector kernels hash into a table of the 49,205 seven-card rank multisets alone (64 Ki
+  // slots, 128 KB, half the general table: random hands hit it all over, and on CPUs with a
+  // 512 KB L2 the smaller table is what keeps it there). On random hands AVX-512 is about
+  // 1.7x the one-hand loop, AVX2 about 1.4x (docs/poker.md); prefer it whenever hands come in
+  // numbers.
   void eval7_batch(const card_t* cards, std::size_t n, strength_t* out) const noexcept;
 
   enum class eval_kernel : std::uint8_t { scalar, avx512, avx2 };  // best first: avx512, avx2, scalar
@@ -132,6 +144,7 @@ class hand_evaluator {
   static constexpr unsigned bucket_bits = 13;
   static constexpr unsigned slot_bits = 17;
   static constexpr unsigned slots = 1u << slot_bits;
+  static constexpr unsigned batch_slot_bits = 16;  // the seven-card table of the vector kernels
 
   // Table facts, for tests and docs.
   [[nodiscard]] std::uint64_t multiplier() const noexcept { return multiplier_; }
@@ -155,6 +168,9 @@ class hand_evaluator {
   unsigned rank_keys_ = 0;
   std::array<std::uint16_t, std::size_t{1} << bucket_bits> displacement_{};
   std::array<strength_t, slots> values_{};
+  std::uint64_t batch_multiplier_ = 0;
+  std::array<std::uint16_t, std::size_t{1} << bucket_bits> batch_displacement_{};
+  std::array<strength_t, std::size_t{1} << batch_slot_bits> batch_values_{};
   std::array<strength_t, 8192> flush_{};
 };
 
