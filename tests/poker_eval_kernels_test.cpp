@@ -73,6 +73,7 @@ TEST(PokerEvalKernels, EveryKernelAgreesOnAllSevenCardHands) {
     for (std::size_t i = 0; i < n; ++i) {
       want[i] = ev.eval(hands[i]);
       bad += ev.eval7(&cards[7 * i]) != want[i];
+      bad += ev.eval7(hands[i]) != want[i];         // the seven-card table, from an accumulator
       bad += ev.eval<7>(&bytes[7 * i]) != want[i];  // byte card arrays
     }
     for (const kernel k : all_kernels) {

@@ -45,7 +45,7 @@ void score(const hand_evaluator& ev, std::span<const hand_accumulator> holes, co
            player_tally* tally) {
   std::array<strength_t, equity_max_players> s{};
   strength_t best = 0;
-  for (std::size_t p = 0; p < holes.size(); ++p) best = std::max(best, s[p] = ev.eval(holes[p] + board));
+  for (std::size_t p = 0; p < holes.size(); ++p) best = std::max(best, s[p] = ev.eval7(holes[p] + board));
   unsigned k = 0;
   for (std::size_t p = 0; p < holes.size(); ++p) k += s[p] == best;
   const std::uint64_t unit = pot_units / k;

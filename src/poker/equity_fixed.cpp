@@ -70,7 +70,7 @@ class fixed_hands {
     const std::size_t n = n_;
     if (need_ == 0) {  // complete board
       std::array<strength_t, equity_max_players> s{};
-      for (std::size_t p = 0; p < n; ++p) s[p] = ev_.eval(holes_[p] + board_);
+      for (std::size_t p = 0; p < n; ++p) s[p] = ev_.eval7(holes_[p] + board_);
       t.add(s.data(), n, 1);
       t.outcomes = 1;
       return;
@@ -161,7 +161,7 @@ class fixed_hands {
             for (std::size_t p = 0; p < n; ++p) {
               hand_accumulator h = holes_[p];
               for (std::uint64_t m = board; m; m &= m - 1) h = h + static_cast<card_t>(std::countr_zero(m));
-              v[p] = ev_.by_ranks(h.key & detail::rank_bits);
+              v[p] = ev_.seven_by_ranks(h.key & detail::rank_bits);
             }
             return correct(v.data(), 1);
           }

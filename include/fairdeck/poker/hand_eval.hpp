@@ -91,6 +91,15 @@ class hand_evaluator {
     return by_ranks(h.key & detail::rank_bits);
   }
 
+  // eval() of a hand of exactly 7 cards, from the seven-card table (the same strengths).
+  [[nodiscard]] strength_t eval7(const hand_accumulator& h) const noexcept {
+    if (const std::uint64_t f = h.key & detail::flush_bits) [[unlikely]] {
+      const unsigned suit = (static_cast<unsigned>(std::countr_zero(f)) - 51) >> 2;
+      return flush_[(h.cards >> (13 * suit)) & 0x1fff];
+    }
+    return seven_by_ranks(h.key & detail::rank_bits);
+  }
+
   // N card indices of any unsigned type (card_t, or bytes as in a packed hand array).
   template <std::size_t N, class Card = card_t>
   [[nodiscard]] strength_t eval(const Card* c) const noexcept {
