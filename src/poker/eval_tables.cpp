@@ -7,7 +7,7 @@
 //    non-flush hand; 13-bit suit masks with 5..7 bits get their best flush.
 // 3. The multiset keys are placed by a perfect hash: buckets by the top bits of key * M,
 //    each bucket XOR-displaced until all its keys land in free slots (largest first). The
-//    7-card multisets alone (49,205) get a second, denser table for the batch kernels: 64 Ki
+//    7-card multisets alone (49,205) get a second, denser table for seven-card lookups: 64 Ki
 //    slots (load 0.75) against the general table's 128 Ki for all 73,775 (load 0.56).
 #include <algorithm>
 #include <numeric>

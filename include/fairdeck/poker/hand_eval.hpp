@@ -135,10 +135,10 @@ class hand_evaluator {
   // back). Same contract as eval7 (unchecked). Runs the best kernel this CPU has (run-time
   // dispatch, see eval_kernel): the AVX-512 kernel (AVX512-VBMI) builds and hashes 8 hands'
   // keys per step, the AVX2 kernel 4, and both read the same tables, so every kernel gives
-  // the same strengths (tests/poker_eval_kernels_test.cpp checks all 133,784,560 hands). The
-  // vector kernels hash into a table of the 49,205 seven-card rank multisets alone (64 Ki
-  // slots, 128 KB, half the general table: random hands hit it all over, and on CPUs with a
-  // 512 KB L2 the smaller table is what keeps it there). On random hands AVX-512 is about
+  // the same strengths (tests/poker_eval_kernels_test.cpp checks all 133,784,560 hands). Every
+  // kernel (like eval<7> and eval7) hashes into a table of the 49,205 seven-card rank
+  // multisets alone (64 Ki slots, 128 KB, half the general table: random hands hit it all
+  // over, and on CPUs with a 512 KB L2 the smaller table is what keeps it there). On random hands AVX-512 is about
   // 1.7x the one-hand loop, AVX2 about 1.4x (docs/poker.md); prefer it whenever hands come in
   // numbers.
   void eval7_batch(const card_t* cards, std::size_t n, strength_t* out) const noexcept;
@@ -153,7 +153,7 @@ class hand_evaluator {
   static constexpr unsigned bucket_bits = 13;
   static constexpr unsigned slot_bits = 17;
   static constexpr unsigned slots = 1u << slot_bits;
-  static constexpr unsigned batch_slot_bits = 16;  // the seven-card table of the vector kernels
+  static constexpr unsigned batch_slot_bits = 16;  // the seven-card table (eval7, eval<7>, eval7_batch)
 
   // Table facts, for tests and docs.
   [[nodiscard]] std::uint64_t multiplier() const noexcept { return multiplier_; }
