@@ -27,7 +27,7 @@
 // Both read the seven-card table (hand_evaluator's batch_*, 128 KB for 64 Ki slots), not the
 // general 5-7-card one (256 KB): on a Zen 3 (512 KB L2 per core, 2.25 GHz) the AVX2 kernel
 // went from 162 to 223 M hands/s (medians of 6 alternated runs of BM_EvalRandomBatch7/2,
-// 2026-11-27; a 64 KB stand-in table measured the same), and from 1.05-1.13x to 1.37x
+// 2026-11-27; a 64 KB stand-in table had shown the gain first), and from 1.07-1.13x to 1.37x
 // OMPEval on ompeval_eval.sh. Dropping each hand's pad byte to card 0 (its key taken off
 // once) and summing the rank part and the suit counters apart took ~8 % more before that.
 // Hence the kernels agree on every hand; tests/poker_eval_kernels_test.cpp checks all of them.
