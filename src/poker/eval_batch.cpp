@@ -24,7 +24,7 @@
 // kernel (435 against 312 M hands/s in cache, BM_EvalRandomBatch7, load 4.4; 323-370 against
 // 253-265 M/s on bench/peers/ompeval_eval.sh's 4 M hands). Its loads 4, 8 or 16 steps behind:
 // the same within noise.
-// Both read the seven-card table (hand_evaluator's batch_*, 128 KB for 64 Ki slots), not the
+// Both read the seven-card table (hand_evaluator's seven_*, 128 KB for 64 Ki slots), not the
 // general 5-7-card one (256 KB): on a Zen 3 (512 KB L2 per core, 2.25 GHz) the AVX2 kernel
 // went from 162 to 223 M hands/s (medians of 6 alternated runs of BM_EvalRandomBatch7/2,
 // 2026-11-27; a 64 KB stand-in table had shown the gain first), and from 1.07-1.13x to 1.37x
@@ -87,9 +87,9 @@ constexpr spread_indices make_spread_indices() {
 }
 constexpr spread_indices spread = make_spread_indices();
 
-constexpr unsigned batch_slots = 1u << hand_evaluator::batch_slot_bits;
+constexpr unsigned seven_slots = 1u << hand_evaluator::seven_slot_bits;
 
-// The seven-card table (hand_evaluator's batch_*: every kernel hashes the same way).
+// The seven-card table (hand_evaluator's seven_*: every kernel hashes the same way).
 struct table_view {
   std::uint64_t multiplier;
   const std::uint16_t* displacement;
@@ -136,7 +136,7 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
   const __m512i rank_bits = _mm512_set1_epi64(static_cast<long long>(detail::rank_bits));
   const __m512i multiplier = _mm512_set1_epi64(static_cast<long long>(t.multiplier));
   constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
-  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::batch_slot_bits;
+  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::seven_slot_bits;
   std::size_t i = 0;
   while (i + 8 <= n) {
     std::size_t pending = 0;
@@ -147,7 +147,7 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
     const auto lookups = [&](std::size_t from) {
       for (std::size_t j = from; j < from + 8; ++j) {
         const std::uint64_t h = hashes[j];
-        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (batch_slots - 1);
+        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
         out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
       }
     };
@@ -272,7 +272,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
   std::array<std::uint8_t, run> pending_lanes;
   alignas(32) std::array<std::uint64_t, run * 4> hashes;
   constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
-  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::batch_slot_bits;
+  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::seven_slot_bits;
   std::size_t i = 0;
   while (i + 4 <= n) {
     std::size_t pending = 0;
@@ -281,7 +281,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
     const auto lookups = [&](std::size_t from) {
       for (std::size_t j = from; j < from + 8; ++j) {
         const std::uint64_t h = hashes[j];
-        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (batch_slots - 1);
+        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
         out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
       }
     };
@@ -304,7 +304,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
     const std::size_t done = pairs_end >= 4 * lag ? pairs_end - 4 * lag + 8 : 0;
     for (std::size_t j = done; j < stop - first; ++j) {
       const std::uint64_t h = hashes[j];
-      const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (batch_slots - 1);
+      const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
       out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
     }
     for (std::size_t p = 0; p < pending; ++p)
@@ -348,9 +348,9 @@ hand_evaluator::eval_kernel hand_evaluator::best_kernel() noexcept {
 void hand_evaluator::eval7_batch(eval_kernel k, const card_t* cards, std::size_t n, strength_t* out) const noexcept {
 #if FAIRDECK_EVAL_AVX512
   if (k == eval_kernel::avx512)
-    return eval7_avx512(*this, {batch_multiplier_, batch_displacement_.data(), batch_values_.data()}, cards, n, out);
+    return eval7_avx512(*this, {seven_multiplier_, seven_displacement_.data(), seven_values_.data()}, cards, n, out);
   if (k == eval_kernel::avx2)
-    return eval7_avx2(*this, {batch_multiplier_, batch_displacement_.data(), batch_values_.data()}, cards, n, out);
+    return eval7_avx2(*this, {seven_multiplier_, seven_displacement_.data(), seven_values_.data()}, cards, n, out);
 #endif
   (void)k;
   for (std::size_t i = 0; i < n; ++i) out[i] = eval7(cards + 7 * i);

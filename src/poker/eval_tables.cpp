@@ -224,7 +224,7 @@ hand_evaluator::hand_evaluator() {
     });
   rank_keys_ = static_cast<unsigned>(keys.size());
   multiplier_ = perfect_hash(keys, slot_bits, displacement_, values_);
-  batch_multiplier_ = perfect_hash(keys7, batch_slot_bits, batch_displacement_, batch_values_);
+  seven_multiplier_ = perfect_hash(keys7, seven_slot_bits, seven_displacement_, seven_values_);
 }
 
 const hand_evaluator& hand_evaluator::instance() {
