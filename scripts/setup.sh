@@ -26,7 +26,7 @@ if [[ $preset == clang || $preset == asan || $preset == tsan || $ci_tools == 1 ]
   packages+=(clang-14 libclang-rt-14-dev clang-format-14)  # clang-format: scripts/check-format.sh
 fi
 # aarch64 preset: the cross compiler and the arm64 (multiarch) packages the library links.
-if [[ $preset == aarch64 ]]; then
+if [[ $preset == aarch64* ]]; then
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     if [[ $(id -u) -ne 0 ]]; then sudo dpkg --add-architecture arm64; else dpkg --add-architecture arm64; fi
   fi

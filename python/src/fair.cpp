@@ -13,7 +13,7 @@ namespace fairdeck::python {
 namespace {
 
 // 64 hex digits or 32 bytes. The copy made here is wiped with the server_seed object.
-fair::server_seed seed_from_python(const py::object& obj) {
+fair::server_seed server_seed_from_python(const py::object& obj) {
   if (py::isinstance<py::bytes>(obj) || py::isinstance<py::bytearray>(obj)) {
     const std::string b = obj.cast<std::string>();
     if (b.size() != fair::seed_bytes)
@@ -45,7 +45,7 @@ std::uint64_t nonce_from_python(const py::object& obj) {
   return fair::parse_nonce(py::str(obj).cast<std::string>());
 }
 
-py::dict deal(const py::object& server_seed, const py::object& client_seed, const py::object& nonce_obj, unsigned decks,
+py::dict fair_deal(const py::object& server_seed, const py::object& client_seed, const py::object& nonce_obj, unsigned decks,
               unsigned jokers, std::optional<unsigned> players, std::optional<unsigned> hands, std::optional<unsigned> cards) {
   const deck_spec spec{decks, jokers};
   validate(spec);
@@ -54,7 +54,7 @@ py::dict deal(const py::object& server_seed, const py::object& client_seed, cons
   const std::uint64_t nonce = nonce_from_python(nonce_obj);
   const auto seats = seat_seeds(client_seed);
   const std::string combined = hand_client_seed(seats);
-  const auto seed = seed_from_python(server_seed);
+  const auto seed = server_seed_from_python(server_seed);
   const auto deck = fair::deal_deck(seed, combined, nonce, spec);
   py::dict j;
   j["commitment"] = fair::commitment(seed);
@@ -83,7 +83,7 @@ py::dict verify(const py::object& server_seed, const std::string& commitment, co
                 const py::object& nonce_obj, const py::object& deck, unsigned decks, unsigned jokers) {
   const deck_spec spec{decks, jokers};
   validate(spec);
-  const auto seed = seed_from_python(server_seed);
+  const auto seed = server_seed_from_python(server_seed);
   (void)fair::parse_hex32(commitment, "commitment");
   const std::uint64_t nonce = nonce_from_python(nonce_obj);
   const std::string combined = hand_client_seed(seat_seeds(client_seed));
@@ -143,7 +143,7 @@ py::dict check_hand(const py::dict& answer, unsigned seat, const std::string& my
   hand.nonce = nonce_from_python(answer["nonce"]);
   hand.server_commitment = answer["commitment"].cast<std::string>();
   hand.cards = faces_from_python(answer["cards"], spec);
-  const auto seed = seed_from_python(server_seed);
+  const auto seed = server_seed_from_python(server_seed);
   const auto c = fair::check_hand(hand, seat, my_seed, my_commitment, seed, spec);
   py::dict j;
   j["verified"] = c.ok();
@@ -165,9 +165,9 @@ seed afterwards; anyone re-derives the deal with verify(). The same decks as `fa
 )doc");
   f.def("new_seed", [] { return fair::server_seed::generate().hex(); },
         "A fresh secret server seed from OS entropy, as 64 hex digits. Keep it secret until its deals are over.");
-  f.def("commitment", [](const py::object& seed) { return fair::commitment(seed_from_python(seed)); }, py::arg("server_seed"),
+  f.def("commitment", [](const py::object& seed) { return fair::commitment(server_seed_from_python(seed)); }, py::arg("server_seed"),
         "hex(SHA-256(server seed)): publish this before dealing");
-  f.def("deal", &deal, py::arg("server_seed"), py::arg("client_seed"), py::arg("nonce"), py::kw_only(),
+  f.def("deal", &fair_deal, py::arg("server_seed"), py::arg("client_seed"), py::arg("nonce"), py::kw_only(),
         py::arg("decks") = 1, py::arg("jokers") = 0, py::arg("players") = py::none(), py::arg("hands") = py::none(),
         py::arg("cards") = py::none(), R"doc(
 The deck for (server seed, client seed, nonce), exactly as `fairdeck fair deal --json`:

@@ -79,7 +79,7 @@ std::string read_secret_key_hex(const std::string& path) {
 }  // namespace
 
 key_pair_files generate_key_files(const std::string& prefix) {
-  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
+  fairdeck::detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
   crypto_sign_keypair(pk, sk);
   key_pair_files out{prefix + ".key", prefix + ".pub", to_hex(pk, sizeof pk)};
@@ -97,7 +97,7 @@ key_pair_files generate_key_files(const std::string& prefix) {
 }
 
 signature sign_message(std::string_view message, const std::string& secret_key_file) {
-  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
+  fairdeck::detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   std::string hex = read_secret_key_hex(secret_key_file);
   unsigned char sk[crypto_sign_SECRETKEYBYTES];
   const bool ok = from_hex(hex, sk, sizeof sk);
@@ -114,7 +114,7 @@ signature sign_message(std::string_view message, const std::string& secret_key_f
 }
 
 bool verify_message(std::string_view message, std::string_view signature_hex, std::string_view public_key_hex) {
-  detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
+  fairdeck::detail::prepare_sodium();  // a clean entropy_error, never sodium_init's abort()
   unsigned char sig[crypto_sign_BYTES], pk[crypto_sign_PUBLICKEYBYTES];
   if (!from_hex(signature_hex, sig, sizeof sig) || !from_hex(public_key_hex, pk, sizeof pk)) return false;
   return crypto_sign_verify_detached(sig, reinterpret_cast<const unsigned char*>(message.data()), message.size(), pk) ==

@@ -133,7 +133,7 @@ scalar parse_scalar(std::string_view text, std::string_view what) {
   return s;
 }
 
-std::string hex(const point& p) { return to_hex(p); }
+std::string hex(const point& p) { return fairdeck::to_hex(p); }
 
 fs_hash::fs_hash(std::string_view label) {
   crypto_hash_sha512_init(&st_);
