@@ -94,6 +94,13 @@ struct table_view {
   std::uint64_t multiplier;
   const std::uint16_t* displacement;
   const strength_t* values;
+  // The strength of the hand whose rank key times `multiplier` is h (hand_evaluator::lookup).
+  [[nodiscard]] strength_t at(std::uint64_t h) const noexcept {
+    constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
+    constexpr unsigned slot_shift = bucket_shift - hand_evaluator::seven_slot_bits;
+    const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
+    return values[slot ^ displacement[h >> bucket_shift]];
+  }
 };
 
 // One 8-hand block's keys: the cards as bytes, 8 per hand (a pad of 63 last), then for each
@@ -135,8 +142,6 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
   alignas(64) std::array<std::uint64_t, run * 8> hashes;
   const __m512i rank_bits = _mm512_set1_epi64(static_cast<long long>(detail::rank_bits));
   const __m512i multiplier = _mm512_set1_epi64(static_cast<long long>(t.multiplier));
-  constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
-  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::seven_slot_bits;
   std::size_t i = 0;
   while (i + 8 <= n) {
     std::size_t pending = 0;
@@ -146,9 +151,7 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
     //    steps back as plain loads, so that the loads' waits overlap the next keys' work.
     const auto lookups = [&](std::size_t from) {
       for (std::size_t j = from; j < from + 8; ++j) {
-        const std::uint64_t h = hashes[j];
-        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
-        out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
+        out[first + j] = t.at(hashes[j]);
       }
     };
     constexpr std::size_t lag = 4;
@@ -271,8 +274,6 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
   std::array<std::size_t, run> pending_block;
   std::array<std::uint8_t, run> pending_lanes;
   alignas(32) std::array<std::uint64_t, run * 4> hashes;
-  constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
-  constexpr unsigned slot_shift = 64 - hand_evaluator::bucket_bits - hand_evaluator::seven_slot_bits;
   std::size_t i = 0;
   while (i + 4 <= n) {
     std::size_t pending = 0;
@@ -280,9 +281,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
     const std::size_t stop = i + std::min<std::size_t>(run * 4, (n - i) / 4 * 4);
     const auto lookups = [&](std::size_t from) {
       for (std::size_t j = from; j < from + 8; ++j) {
-        const std::uint64_t h = hashes[j];
-        const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
-        out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
+        out[first + j] = t.at(hashes[j]);
       }
     };
     constexpr std::size_t lag = 4;  // steps of 4 hands; lookups in pairs of steps
@@ -303,9 +302,7 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
     const std::size_t pairs_end = (stop - first) / 8 * 8;
     const std::size_t done = pairs_end >= 4 * lag ? pairs_end - 4 * lag + 8 : 0;
     for (std::size_t j = done; j < stop - first; ++j) {
-      const std::uint64_t h = hashes[j];
-      const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
-      out[first + j] = t.values[slot ^ t.displacement[h >> bucket_shift]];
+      out[first + j] = t.at(hashes[j]);
     }
     for (std::size_t p = 0; p < pending; ++p)
       for (unsigned m = pending_lanes[p]; m; m &= m - 1) {

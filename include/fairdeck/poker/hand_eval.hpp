@@ -157,8 +157,6 @@ class hand_evaluator {
 
  private:
   hand_evaluator();
-  // Branch-free: the hand's card set, then the suit's 13 bits (a compare per card mispredicts
-  // on random hands, and cost random evaluation about a fifth of its speed).
   // One perfect-hash read: bucket from the top bits of key * m, slot from the next ones.
   template <unsigned SlotBits>
   [[nodiscard]] static strength_t lookup(std::uint64_t rank_key, std::uint64_t m, const std::uint16_t* displacement,
@@ -167,6 +165,8 @@ class hand_evaluator {
     const unsigned slot = static_cast<unsigned>(h >> (64 - bucket_bits - SlotBits)) & ((1u << SlotBits) - 1);
     return values[slot ^ displacement[h >> (64 - bucket_bits)]];
   }
+  // Branch-free: the hand's card set, then the suit's 13 bits (a compare per card mispredicts
+  // on random hands, and cost random evaluation about a fifth of its speed).
   template <class Card>
   [[nodiscard]] strength_t flush_of(const Card* c, std::size_t n, unsigned suit) const noexcept {
     std::uint64_t cards = 0;
