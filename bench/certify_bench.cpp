@@ -39,6 +39,19 @@ void BM_battery_raw64(benchmark::State& state) {
 }
 BENCHMARK(BM_battery_raw64)->MinTime(2.0);
 
+// A whole small report: a new battery, 2^16 words, results. Here the linear-complexity test's
+// Berlekamp–Massey (quadratic, on the first 5,000 blocks of 1,000 bits) is most of the time.
+void BM_battery_report_2e16(benchmark::State& state) {
+  const auto v = words(block);
+  for (auto _ : state) {
+    fairdeck::certify::battery b(fairdeck::certify::stream_spec::raw_words(64));
+    b.feed(v);
+    benchmark::DoNotOptimize(b.results());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * block * 8));
+}
+BENCHMARK(BM_battery_report_2e16)->MinTime(2.0);
+
 // Scaled draws in [0, 52).
 void BM_battery_scaled52(benchmark::State& state) {
   auto v = words(block);

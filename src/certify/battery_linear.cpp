@@ -248,38 +248,53 @@ class matrix_rank final : public accumulator {
   std::vector<std::uint64_t> ranks_;
 };
 
-// Linear complexity of n bits (Berlekamp–Massey over GF(2), bit-parallel). `s` holds bit t of
-// the block at word t/64, bit t%64.
+// Bit i of the result is bit 63 - i of x (swap halves of ever smaller groups, then bytes).
+std::uint64_t reverse_bits(std::uint64_t x) {
+  x = ((x >> 1) & 0x5555555555555555u) | ((x & 0x5555555555555555u) << 1);
+  x = ((x >> 2) & 0x3333333333333333u) | ((x & 0x3333333333333333u) << 2);
+  x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Fu) | ((x & 0x0F0F0F0F0F0F0F0Fu) << 4);
+  return __builtin_bswap64(x);  // std::byteswap is C++23
+}
+
+// Linear complexity of n <= 1024 bits (Berlekamp–Massey over GF(2), bit-parallel: Massey 1969,
+// IEEE Trans. Inf. Theory 15(1)). `s` holds bit t of the block at word t/64, bit t%64. O(n^2/64)
+// word operations; c and b are copied only over the words their degree can use (at most L/64+1).
 unsigned linear_complexity_of(const std::uint64_t* s, unsigned n) {
-  const unsigned words = n / 64 + 3;
-  std::array<std::uint64_t, 24> rev{}, c{}, b{}, t{};
-  // rev: bit j = s_(n-1-j), so sum_i c_i s_(N-i) = sum_i c_i rev_(n-1-N+i).
-  for (unsigned j = 0; j < n; ++j)
-    if ((s[(n - 1 - j) / 64] >> ((n - 1 - j) % 64)) & 1) rev[j / 64] |= std::uint64_t{1} << (j % 64);
+  constexpr unsigned cap = 24;  // 1024 bits of sequence, and c, b of degree <= 1024 shifted
+  const unsigned words = n / 64 + 3, in = (n + 63) / 64, unused = 64 * in - n;
+  std::array<std::uint64_t, cap> rev{}, c{}, b{}, t{};
+  // rev: bit j = s_(n-1-j), so sum_i c_i s_(N-i) = sum_i c_i rev_(n-1-N+i). It is the reversal
+  // of the in*64-bit number s (bits past n cleared) shifted down by the unused top bits.
+  for (unsigned i = 0; i < in; ++i) {
+    const std::uint64_t w = i == 0 && n % 64 ? s[in - 1] & ((std::uint64_t{1} << (n % 64)) - 1) : s[in - 1 - i];
+    rev[i] = reverse_bits(w);
+  }
+  if (unused)
+    for (unsigned i = 0; i < in; ++i) rev[i] = (rev[i] >> unused) | (rev[i + 1] << (64 - unused));
   c[0] = b[0] = 1;
   unsigned L = 0, lb = 0;  // deg C <= L, deg B <= lb
   int m = -1;
   for (unsigned N = 0; N < n; ++N) {
-    const unsigned o = n - 1 - N;
+    const unsigned o = n - 1 - N, q = o / 64, sh = o % 64;
     std::uint64_t acc = 0;
-    for (unsigned w = 0; w <= L / 64; ++w) {
-      const unsigned pos = o + 64 * w, q = pos / 64, sh = pos % 64;
-      const std::uint64_t window = sh ? (rev[q] >> sh) | (rev[q + 1] << (64 - sh)) : rev[q];
-      acc ^= window & c[w];
-    }
-    for (unsigned sh = 32; sh; sh >>= 1) acc ^= acc >> sh;  // parity (no popcnt instruction needed)
-    if (!(acc & 1)) continue;
-    t = c;
-    const unsigned k = N - static_cast<unsigned>(m), kq = k / 64, ks = k % 64;
+    if (sh)
+      for (unsigned w = 0; w <= L / 64; ++w) acc ^= ((rev[q + w] >> sh) | (rev[q + w + 1] << (64 - sh))) & c[w];
+    else
+      for (unsigned w = 0; w <= L / 64; ++w) acc ^= rev[q + w] & c[w];
+    if (!__builtin_parityll(acc)) continue;  // the discrepancy; parity without a popcnt call
+    const unsigned k = N - static_cast<unsigned>(m), kq = k / 64, ks = k % 64, used = L / 64 + 1;
+    const bool longer = 2 * L <= N;
+    if (longer) std::copy_n(c.begin(), used, t.begin());
     for (unsigned w = 0; w <= lb / 64 && w + kq < words; ++w) {
       c[w + kq] ^= b[w] << ks;
       if (ks && w + kq + 1 < words) c[w + kq + 1] ^= b[w] >> (64 - ks);
     }
-    if (2 * L <= N) {
+    if (longer) {
+      // The old B had degree lb <= L: its words all lie below `used`, so they are overwritten.
       lb = L;
       L = N + 1 - L;
       m = static_cast<int>(N);
-      b = t;
+      std::copy_n(t.begin(), used, b.begin());
     }
   }
   return L;
@@ -325,10 +340,20 @@ class linear_complexity final : public accumulator {
 
  private:
   void word(std::uint64_t w) {
-    // 64-bit words, most significant bit first, into bit t of buf_ (t = stream order).
-    for (int i = 63; i >= 0 && done_ < max_blocks; --i) {
-      if ((w >> i) & 1) buf_[fill_ / 64] |= std::uint64_t{1} << (fill_ % 64);
-      if (++fill_ == block) {
+    // 64-bit words, most significant bit first, into bit t of buf_ (t = stream order): the
+    // reversed word goes in at bit fill_, split over two words of buf_ and, at the end of a
+    // block, over two blocks.
+    std::uint64_t r = reverse_bits(w);
+    unsigned have = 64;
+    while (have && done_ < max_blocks) {
+      const unsigned take = std::min(have, block - fill_), at = fill_ % 64;
+      const std::uint64_t part = take == 64 ? r : r & ((std::uint64_t{1} << take) - 1);
+      buf_[fill_ / 64] |= part << at;
+      if (at && take > 64 - at) buf_[fill_ / 64 + 1] |= part >> (64 - at);
+      fill_ += take;
+      have -= take;
+      r = take == 64 ? 0 : r >> take;
+      if (fill_ == block) {
         ++counts_[linear_complexity_of(buf_.data(), block)];
         ++done_;
         buf_.fill(0);
