@@ -16,7 +16,7 @@
 
 Usage: ha_test.py --bin build/release/fairdeckd {idempotency|failover}
 Exit 0 = pass, 1 = fail, 77 = skipped (pg_auto_failover or PostgreSQL 15 not installed)."""
-import base64, collections, http.client, json, os, random, shutil, socket, statistics, subprocess, sys, threading, time, uuid
+import base64, collections, http.client, json, os, random, shutil, signal, socket, statistics, subprocess, sys, threading, time, uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
@@ -120,6 +120,62 @@ def free_base():
             for s in socks:
                 s.close()
     e2e.fail("no free ports")
+
+
+def processes():
+    """(pid, state, ppid, process group) of every process."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        out.append((int(entry), fields[0], int(fields[1]), int(fields[2])))
+    return out
+
+
+def descendants(roots):
+    """Every process below these (PostgreSQL's backends call setsid(): they are not in the
+    postmaster's process group, and a kill -9 of that group leaves them running)."""
+    children = {}
+    for pid, _, ppid, _ in processes():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), list(roots)
+    while todo:
+        for c in children.get(todo.pop(), []):
+            if c not in found:
+                found.add(c)
+                todo.append(c)
+    return found
+
+
+def any_alive(groups, pids):
+    """Whether a process of these groups, or one of these pids, still runs (zombies, already
+    dead, do not count: the kernel has closed their sockets and files)."""
+    return any(state != "Z" and (pgrp in groups or pid in pids) for pid, state, _, pgrp in processes())
+
+
+def lose_machine(node):
+    """kill -9 of everything a node runs, as if its machine were gone: its keeper's and
+    postmaster's process groups and every process below them (a stopped postmaster forks no new
+    backend while they are listed); returns once none runs (zombies excepted)."""
+    groups = {os.getpgid(node["keeper_pid"]), os.getpgid(node["pid"])}
+    os.kill(node["pid"], signal.SIGSTOP)
+    pids = descendants([node["keeper_pid"], node["pid"]])
+    for g in groups:
+        os.killpg(g, 9)
+    for pid in pids:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 30
+    while any_alive(groups, pids):
+        e2e.check(time.monotonic() < deadline, f"{node['name']}: processes outlived kill -9 by 30 s")
+        time.sleep(0.05)
 
 
 class Cluster:
@@ -244,12 +300,10 @@ def failover(tmp):
             with load.lock:
                 before = len(load.acks)
             check(before > 0, f"round {rnd + 1}: no deal acknowledged before the kill")
-            # The node's keeper, its children and the postmaster it started share one process
-            # group (ha-cluster.sh starts each keeper in its own session): kill them all at once.
-            groups = {os.getpgid(primary["keeper_pid"]), os.getpgid(primary["pid"])}
+            # The machine is gone: its keeper, the postmaster and every backend (each backend is
+            # in a process group of its own, so killing the groups alone left them running).
             t0 = time.monotonic()
-            for g in groups:
-                os.killpg(g, 9)
+            lose_machine(primary)
             down = load.first_ack_after(t0, 60)
             if down is None:
                 for tail in tails:
