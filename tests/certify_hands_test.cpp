@@ -13,6 +13,7 @@
 #include "fairdeck/certify/cards.hpp"
 #include "fairdeck/certify/hands.hpp"
 #include "fairdeck/poker/enumerate.hpp"
+#include "fairdeck/poker/preflop_table.hpp"
 #include "fairdeck/random/xoshiro256pp.hpp"
 #include "fairdeck/shuffle/fisher_yates.hpp"
 #include "sanitizer_build.hpp"
@@ -126,6 +127,22 @@ TEST(CertifyHandsLaws, ExactCountsMatchClosedForms) {
     EXPECT_EQ(fc::combo_index(static_cast<card_t>(i - fc::combo_index(0, hi)), hi), i);
   }
   EXPECT_NEAR(fc::binomial_two_sided(0, 3000, 6.0 / 1326), 2 * std::pow(1 - 6.0 / 1326, 3000), 1e-15);
+}
+
+// The shipped table (src/certify/final_category_data.cpp, generated) is the enumeration: every
+// class in the release build; under the sanitizers (each class ~10x slower) AA, 72o and every
+// 12th class, which exercise the same enumeration code.
+TEST(CertifyHandsLaws, FinalCategoryTableIsTheEnumeration) {
+  const auto& table = fc::final_category_counts();
+  unsigned checked = 0;
+  for (unsigned cls = 0; cls < fairdeck::poker::preflop_classes; ++cls) {
+    const bool edge = cls == *fairdeck::poker::preflop_class_index("AA") ||
+                      cls == *fairdeck::poker::preflop_class_index("72o");
+    if (FAIRDECK_SLOW_BUILD && !edge && cls % 12 != 0) continue;
+    EXPECT_EQ(table[cls], fc::enumerate_final_categories(cls)) << fairdeck::poker::preflop_class_name(cls);
+    ++checked;
+  }
+  EXPECT_GE(checked, FAIRDECK_SLOW_BUILD ? 15u : 169u);
 }
 
 // The goal: a dealer who never deals pocket aces fails from 3,000 hands, as bare

@@ -1,6 +1,6 @@
 // Board tests of fairdeck/certify/hands.hpp: flop texture against the exact counts of the
 // C(52,3) flops, and the first seat's final category against its exact conditional law given
-// its hole cards (every C(50,5) board per starting-hand class, enumerated once and cached).
+// its hole cards (every C(50,5) board per starting-hand class: a generated table).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -10,7 +10,7 @@
 #include "fairdeck/certify/hands.hpp"
 #include "fairdeck/poker/enumerate.hpp"
 #include "fairdeck/stats/tests.hpp"
-#include "fairdeck/util/parallel.hpp"
+#include "final_category_data.hpp"
 
 namespace fairdeck::certify {
 namespace {
@@ -86,20 +86,24 @@ const std::array<std::uint64_t, flop_texture_count>& flop_texture_counts() {
   return counts;
 }
 
+category_counts enumerate_final_categories(unsigned cls) {
+  const auto hole = poker::preflop_class_combos(cls).front();
+  std::vector<card_t> rest;
+  for (card_t c = 0; c < cards_per_deck; ++c)
+    if (c != hole[0] && c != hole[1]) rest.push_back(c);
+  const poker::hand_accumulator base = poker::hand_accumulator{} + hole[0] + hole[1];
+  category_counts n{};
+  poker::for_each_completion<5>(base, rest, 0,
+                                [&](poker::strength_t s) { ++n[static_cast<unsigned>(poker::category_of(s))]; });
+  return n;
+}
+
 const std::array<category_counts, poker::preflop_classes>& final_category_counts() {
   static const auto table = [] {
     std::array<category_counts, poker::preflop_classes> t{};
-    (void)parallel_for(poker::preflop_classes, 0, run_control{}, [&](std::uint64_t cls, unsigned) {
-      const auto hole = poker::preflop_class_combos(static_cast<unsigned>(cls)).front();
-      std::vector<card_t> rest;
-      for (card_t c = 0; c < cards_per_deck; ++c)
-        if (c != hole[0] && c != hole[1]) rest.push_back(c);
-      const poker::hand_accumulator base = poker::hand_accumulator{} + hole[0] + hole[1];
-      category_counts n{};
-      poker::for_each_completion<5>(base, rest, 0,
-                                    [&](poker::strength_t s) { ++n[static_cast<unsigned>(poker::category_of(s))]; });
-      t[cls] = n;
-    });
+    for (unsigned cls = 0; cls < poker::preflop_classes; ++cls)
+      std::copy(std::begin(internal::final_category_data[cls]), std::end(internal::final_category_data[cls]),
+                t[cls].begin());
     return t;
   }();
   return table;
