@@ -24,7 +24,9 @@ if(FAIRDECK_SANITIZE)
   #
   # The two together, measured on CI's 2-core Zen 3 (cold builds, no ccache): the asan build
   # 855 s instead of 1,070 (the library 329 job-seconds instead of 463), its suite 466 s
-  # instead of 590 (CertifyBattery.PValuesAreUniformUnderTheNull 22 s instead of 72).
+  # instead of 590 (CertifyBattery.PValuesAreUniformUnderTheNull 22 s instead of 72). A later
+  # cold .ci/run with the same flags took 1,002 s and 567 s: this VM's neighbours move every
+  # figure by ~20 %, so compare builds only in the same minutes.
   target_compile_options(fairdeck_warnings INTERFACE -fsanitize=address,undefined -fno-sanitize=vptr,object-size
                          -fsanitize-address-use-after-return=never -fno-omit-frame-pointer -fno-sanitize-recover=all)
   target_link_options(fairdeck_warnings INTERFACE -fsanitize=address,undefined)
