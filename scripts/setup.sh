@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # One-step set-up on a fresh Debian 12: install what is missing (Debian packages only),
 # configure and build a CMake preset (default: release). Safe to re-run.
-#   scripts/setup.sh [preset] [--with-ci-tools]
+#   scripts/setup.sh [preset] [--with-ci-tools] [--configure-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 preset=release
 ci_tools=0
+build=1
 for arg in "$@"; do
   case "$arg" in
     --with-ci-tools) ci_tools=1 ;;
+    --configure-only) build=0 ;;  # install and configure; CI's aarch64 check compiles from compile_commands.json
     -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
     *) preset=$arg ;;
   esac
@@ -61,6 +63,7 @@ if ((${#missing[@]})); then
 fi
 
 cmake --preset "$preset" >/dev/null
+((build)) || exit 0
 cmake --build --preset "$preset"
 
 # ctest starts the costliest tests first once it has timed them (its CTestCostData.txt). A new

@@ -98,8 +98,9 @@ TEST(HugeShuffle, EveryOrderOfFiveEquallyLikelyThroughBuckets) {
 // must be uniform.
 static void expect_orders_and_positions_uniform(const huge_shuffle_options& opt) {
   constexpr std::size_t n = 3000;
-  // Sanitizer builds: a third of the deals (still >= 160 per order, 400 per decile).
-  constexpr std::uint64_t trials = FAIRDECK_SLOW_BUILD ? 4'000 : 12'000;
+  // Sanitizer builds: a tenth of the deals (50 per order, 120 per decile: the chi-square
+  // approximations still hold); the release build runs the full test on the same seeds.
+  constexpr std::uint64_t trials = FAIRDECK_SLOW_BUILD ? 1'200 : 12'000;
   constexpr std::size_t bins = 10;
   std::vector<std::uint64_t> table(n * bins, 0);
   std::map<std::vector<std::size_t>, std::uint64_t> orders;
