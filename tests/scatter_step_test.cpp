@@ -14,6 +14,7 @@
 
 #include "fairdeck/random/xoshiro256pp.hpp"
 #include "fairdeck/shuffle/internal/scatter_step.hpp"
+#include "sanitizer_build.hpp"
 
 namespace {
 
@@ -81,7 +82,8 @@ TEST(ScatterStep, EveryBucketAssignmentEquallyLikelyTwoBuckets) {
 }
 
 TEST(ScatterStep, EveryBucketAssignmentEquallyLikelyFourBuckets) {
-  for (std::uint32_t n = 4; n <= 5; ++n) expect_iid_buckets(n, 2, 1);
+  // n = 5 is 2^20 runs of the level (13 s under ASan): the sanitizer builds stop at n = 4.
+  for (std::uint32_t n = 4; n <= (FAIRDECK_SLOW_BUILD ? 4u : 5u); ++n) expect_iid_buckets(n, 2, 1);
 }
 
 TEST(ScatterStep, EveryBucketAssignmentEquallyLikelyWithLanes) {
