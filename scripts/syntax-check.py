@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Compile entries of a compile_commands.json with -fsyntax-only, N at a time (CI, .ci/run).
 
-    scripts/syntax-check.py COMPILE_COMMANDS [--only REGEX] [--skip REGEX] [-j N]
+    scripts/syntax-check.py COMPILE_COMMANDS [--only REGEX] [-j N]
 
 Each command runs as CMake wrote it (same compiler, flags and -Werror), without its output
 file and with -fsyntax-only: the front end's diagnostics (parsing, templates instantiated,
 -Wall -Wextra -Wpedantic) without code generation, about half the time of an -O0 compile.
---only and --skip select entries by a regular expression on the source path. Prints the
+--only selects entries by a regular expression on the source path. Prints the
 compiler's output of every failing entry; exits 1 if any fails or none is selected.
 """
 import argparse
@@ -22,7 +22,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("compile_commands")
     ap.add_argument("--only", default="", help="check only sources whose path matches")
-    ap.add_argument("--skip", default="", help="leave out sources whose path matches")
     ap.add_argument("-j", type=int, default=2, help="commands at a time (default 2)")
     a = ap.parse_args()
     try:
@@ -30,8 +29,7 @@ def main():
             entries = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f"syntax-check: {a.compile_commands}: {e}")
-    chosen = [e for e in entries
-              if (not a.only or re.search(a.only, e["file"])) and not (a.skip and re.search(a.skip, e["file"]))]
+    chosen = [e for e in entries if re.search(a.only, e["file"])]
     if not chosen:
         sys.exit(f"syntax-check: no entry of {a.compile_commands} selected")
 
