@@ -35,3 +35,45 @@ if(FAIRDECK_TSAN)
   target_compile_options(fairdeck_warnings INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
   target_link_options(fairdeck_warnings INTERFACE -fsanitize=thread)
 endif()
+
+# fairdeck_cold_tests(TARGET HOT file...), called after TARGET (a GoogleTest binary) is fully
+# set up: under FAIRDECK_SANITIZE, TARGET's files not named in HOT compile at -O0, the HOT ones
+# at the build's -O1 (an object library, TARGET_hot, linked into TARGET). A cold file's own
+# code runs little: its tests call the library (at -O1) or run the CLI. The HOT files are
+# those whose tests run loops of their own (statistical checks, exhaustive enumerations,
+# templates instantiated in the test file): -O0 made those 2-5x slower.
+# The hot objects come first on the link line: a template instantiated in a hot file and a
+# cold one is linked once, from the first object the linker meets. With the cold objects first,
+# the hot files' tests ran on -O0 copies and took 1.62x as long.
+# Measured on a 2-core Zen 3 (asan build, the test binaries rebuilt alone, -j2): 358 s and 655
+# CPU-seconds instead of 592 s and 1,101; the suite's test time by group against a cold CI run
+# with every file at -O1: hot files 346 s (362), cold files 310 s (336), i.e. no loss measured.
+function(fairdeck_cold_tests target)
+  cmake_parse_arguments(arg "" "" "HOT" ${ARGN})
+  if(NOT FAIRDECK_SANITIZE)
+    return()
+  endif()
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(dir ${target} SOURCE_DIR)
+  set(hot ${arg_HOT})
+  list(TRANSFORM hot PREPEND ${dir}/)
+  foreach(file IN LISTS hot)
+    if(NOT file IN_LIST sources)
+      message(FATAL_ERROR "fairdeck_cold_tests(${target}): ${file} is not one of its sources")
+    endif()
+  endforeach()
+  set(cold ${sources})
+  list(REMOVE_ITEM cold ${hot})
+  add_library(${target}_hot OBJECT ${hot})
+  foreach(property INCLUDE_DIRECTORIES COMPILE_DEFINITIONS COMPILE_OPTIONS UNITY_BUILD UNITY_BUILD_BATCH_SIZE)
+    get_target_property(value ${target} ${property})
+    if(value)
+      set_property(TARGET ${target}_hot PROPERTY ${property} "${value}")
+    endif()
+  endforeach()
+  get_target_property(libraries ${target} LINK_LIBRARIES)  # their headers, definitions and flags
+  target_link_libraries(${target}_hot PRIVATE ${libraries})
+  set_property(TARGET ${target} PROPERTY SOURCES ${cold})
+  target_compile_options(${target} PRIVATE -O0)  # after the build type's -O1
+  target_link_libraries(${target} PRIVATE ${target}_hot)
+endfunction()
