@@ -277,6 +277,31 @@ TEST(ExternalShuffle, BulkPathOrderDoesNotDependOnMemoryOrThreads) {
   EXPECT_EQ(head, run(in, 5, 1u << 20, nullptr, {}, 1, 3));
 }
 
+// Bulk path in memory: a record's position holds its length when that is below the largest
+// value its low bits take (13 bits with 64 MiB blocks, 16 with smaller ones); longer records
+// have their end searched for. Records of every class, at and around both limits, come out
+// exactly as the record path puts them, for budgets that make either kind of block.
+TEST(ExternalShuffle, BulkPathKeepsRecordsOfEveryLength) {
+  std::vector<std::string> in;
+  for (int rep = 0; rep < 6; ++rep) {
+    for (const std::size_t len : {std::size_t{0}, std::size_t{1}, std::size_t{43}, std::size_t{8190}, std::size_t{8191},
+                                  std::size_t{8192}, std::size_t{8193}, std::size_t{20000}, std::size_t{65534},
+                                  std::size_t{65535}, std::size_t{65536}, std::size_t{65537}, std::size_t{100000}}) {
+      std::string r = len >= 8 ? std::to_string(in.size()) + ":" : "";
+      r.resize(len, static_cast<char>('a' + in.size() % 26));
+      in.push_back(r);
+    }
+  }
+  for (const std::uint64_t memory : {std::uint64_t{512} << 20, std::uint64_t{16} << 20}) {
+    const auto ref = run(in, 11, memory);
+    for (const unsigned threads : {1u, 2u}) {
+      external_shuffle_stats st;
+      EXPECT_EQ(run(in, 11, memory, &st, {}, threads, 0, true), ref) << memory << " bytes, " << threads << " threads";
+      EXPECT_EQ(st.passes, 1u) << memory;
+    }
+  }
+}
+
 // A bucket file with a large buffer writes whole pages with O_DIRECT (where the file system
 // takes it) and its tail through the cache; a small buffer stays buffered. Either way the
 // bytes read back are exactly the records appended, including ones split across buffers

@@ -19,11 +19,17 @@
 
 #include "external_parts.hpp"
 #include "fairdeck/util/byte_size.hpp"
+#include "fairdeck/util/internal/delimiters.hpp"
 
 namespace fairdeck::detail {
 namespace {
 
-constexpr unsigned pos_shift = 40;  // in-memory pos: block << 40 | offset in the block
+// In-memory pos: block << 40 | offset in the block << len_bits_ | length. The low bits hold
+// the record's length when it is below their largest value (else that value: the gather then
+// finds the record's end again), so the gather copies short records without searching for
+// their ends (400 MB of 44-byte lines: one memchr call per record was 15 % of the CPU time).
+// The order of pos is still the input order (ties in a bucket keep it).
+constexpr unsigned pos_shift = 40;
 constexpr std::uint64_t pos_mask = (std::uint64_t{1} << pos_shift) - 1;
 
 // Calls f(start, length) for each record of a block in the bulk layout.
@@ -33,12 +39,12 @@ void for_each_record(const char* data, std::uint64_t size, const record_format& 
     for (std::uint64_t at = 0; at < size; at += fmt.record_size) f(at, fmt.record_size);
     return;
   }
-  for (std::uint64_t at = 0; at < size;) {
-    const auto* end = static_cast<const char*>(std::memchr(data + at, fmt.delimiter, size - at));
-    const auto stop = static_cast<std::uint64_t>(end - data);
+  // a block ends with a delimiter: every record is the bytes before one
+  std::uint64_t at = 0;
+  for_each_delimiter(data, static_cast<std::size_t>(size), fmt.delimiter, [&](std::size_t stop) {
     f(at, stop - at);
     at = stop + 1;
-  }
+  });
 }
 
 // One in-memory bucket's items in input order, in chunks (appended by one worker only).
@@ -90,6 +96,11 @@ class bulk_shuffle {
     placed_ = c.out.reserves_blocks(fmt_);
     lists_.resize(nlists_ * scan_workers_);
     chunk_items_ = std::clamp<std::uint64_t>(c.plan.in_memory / 256 / sizeof(item) / lists_.size(), 64, 1 << 16);
+    // offsets in a block are below block_cap_; lengths get the bits the offset leaves (13 for
+    // 64 MiB blocks), none for fixed-size records
+    const auto offset_bits = static_cast<unsigned>(std::bit_width(block_cap_));
+    len_bits_ = fmt_.record_size || offset_bits >= pos_shift ? 0 : std::min(pos_shift - offset_bits, 16u);
+    len_cap_ = (std::uint64_t{1} << len_bits_) - 1;
   }
 
   void run() {
@@ -207,7 +218,7 @@ class bulk_shuffle {
     parallel_for(parts - 1, parts, run_control{}, [&](std::uint64_t k, unsigned) {
       const std::uint64_t bytes = cut[k + 1] - cut[k];
       count[k] = fmt_.record_size ? bytes / fmt_.record_size
-                                  : static_cast<std::uint64_t>(std::count(data + cut[k], data + cut[k + 1], fmt_.delimiter));
+                                  : count_delimiters(data + cut[k], static_cast<std::size_t>(bytes), fmt_.delimiter);
     });
     const unsigned shift = key_bits - mem_bits_;
     parallel_for(parts, parts, run_control{}, [&](std::uint64_t k, unsigned) {
@@ -218,7 +229,7 @@ class bulk_shuffle {
         if (len > max_record_) throw too_long();
         const std::uint64_t key = keys.next();
         item_list& list = lists_[k * nlists_ + (key >> shift)];
-        list.push(item{key, block_no << pos_shift | (cut[k] + at)}, chunk_items_, c_.mem);
+        list.push(item{key, block_no << pos_shift | (cut[k] + at) << len_bits_ | std::min(len, len_cap_)}, chunk_items_, c_.mem);
         list.bytes += len + (fmt_.record_size ? 0 : 1);
       });
     });
@@ -257,8 +268,9 @@ class bulk_shuffle {
   // The length of the in-memory record at pos (it ends at the next delimiter of its block).
   [[nodiscard]] std::uint64_t record_length(std::uint64_t pos) const {
     if (fmt_.record_size) return fmt_.record_size;
+    if ((pos & len_cap_) != len_cap_) return pos & len_cap_;
     const char* p = address(pos);
-    const std::uint64_t left = blocks_[pos >> pos_shift].size - (pos & pos_mask);
+    const std::uint64_t left = blocks_[pos >> pos_shift].size - ((pos & pos_mask) >> len_bits_);
     return static_cast<std::uint64_t>(static_cast<const char*>(std::memchr(p, fmt_.delimiter, left)) - p);
   }
 
@@ -376,7 +388,7 @@ class bulk_shuffle {
     for (auto& l : lanes) c_.mem.give(l.items_cap * sizeof(item) + l.out_cap);
   }
 
-  [[nodiscard]] const char* address(std::uint64_t pos) const { return blocks_[pos >> pos_shift].data + (pos & pos_mask); }
+  [[nodiscard]] const char* address(std::uint64_t pos) const { return blocks_[pos >> pos_shift].data + ((pos & pos_mask) >> len_bits_); }
 
   // The input outgrew the budget: scatter what is held and the rest into bucket files.
   void go_external(held_block first) {
@@ -489,7 +501,8 @@ class bulk_shuffle {
   context& c_;
   record_format fmt_;
   std::uint64_t max_record_, block_cap_ = 0, chunk_items_ = 0;
-  unsigned mem_bits_ = 0, bits_ = 0, workers_ = 1, scan_workers_ = 1;
+  unsigned mem_bits_ = 0, bits_ = 0, workers_ = 1, scan_workers_ = 1, len_bits_ = 0;
+  std::uint64_t len_cap_ = 0;  // the largest length pos holds: at it or above, record_length searches
   bool placed_ = false;  // the sink places blocks (reserve_block): gathered after placing
   std::vector<held_block> blocks_;
   std::uint64_t nlists_ = 1;

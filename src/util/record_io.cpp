@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "fairdeck/util/internal/delimiters.hpp"
 #include "fairdeck/util/parallel.hpp"
 
 namespace fairdeck {
@@ -340,7 +341,7 @@ records_read record_reader::read_records(char* dst, std::uint64_t cap, unsigned 
       if (input_done && out < cap) {  // a last record without its delimiter: it gets one here
         dst[out++] = delim;
         s.ended_with_delimiter = false;
-        s.records += static_cast<std::uint64_t>(std::count(dst + input_start, dst + out, delim));
+        s.records += detail::count_delimiters(dst + input_start, out - input_start, delim);
       } else {  // back to the buffer (it holds less than one record)
         if (keep == 0)  // not even one record fits the block
           throw record_too_long(fmt::format("{}: a record longer than the {}-byte block it is read into",
@@ -354,12 +355,12 @@ records_read record_reader::read_records(char* dst, std::uint64_t cap, unsigned 
         s.scanned = 0;
         s.end = static_cast<std::size_t>(tail + rest);
         out = keep;
-        s.records += rs ? (keep - input_start) / rs : static_cast<std::uint64_t>(std::count(dst + input_start, dst + keep, delim));
+        s.records += rs ? (keep - input_start) / rs : detail::count_delimiters(dst + input_start, keep - input_start, delim);
         if (keep > input_start) s.ended_with_delimiter = true;
         return {out, s.records - records_before};
       }
     } else {
-      s.records += rs ? (keep - input_start) / rs : static_cast<std::uint64_t>(std::count(dst + input_start, dst + keep, delim));
+      s.records += rs ? (keep - input_start) / rs : detail::count_delimiters(dst + input_start, keep - input_start, delim);
       if (keep > input_start) s.ended_with_delimiter = true;
     }
     if (!input_done) return {out, s.records - records_before};  // dst is full
@@ -429,7 +430,7 @@ std::optional<record_source::mapped_records> record_reader::map_records(std::uin
     } else {
       const void* last = ::memrchr(data, s.format.delimiter, static_cast<std::size_t>(room));
       bytes = last ? static_cast<std::uint64_t>(static_cast<const char*>(last) - data) + 1 : 0;
-      records = static_cast<std::uint64_t>(std::count(data, data + bytes, s.format.delimiter));
+      records = detail::count_delimiters(data, static_cast<std::size_t>(bytes), s.format.delimiter);
     }
     if (bytes == 0) return std::nullopt;  // a record longer than cap, or a short last one: read_records says so
     if (::lseek(in.fd, static_cast<off_t>(pos + bytes), SEEK_SET) < 0) return std::nullopt;
