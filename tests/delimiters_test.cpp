@@ -50,7 +50,8 @@ TEST(Delimiters, EveryOffsetAndCountAgreeWithMemchrAndStdCount) {
           const char* data = buf.data() + offset;
           ASSERT_EQ(scanned_offsets(data, size, delim), memchr_offsets(data, size, delim))
               << "delimiter " << delim_byte << ", density " << density << ", offset " << offset << ", size " << size;
-          ASSERT_EQ(count_delimiters(data, size, delim), static_cast<std::uint64_t>(std::count(data, data + size, delim)))
+          ASSERT_EQ(count_delimiters(data, size, delim),
+                    static_cast<std::uint64_t>(std::count(data, data + size, delim)))
               << "delimiter " << delim_byte << ", density " << density << ", offset " << offset << ", size " << size;
         }
       }

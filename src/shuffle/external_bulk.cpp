@@ -32,21 +32,6 @@ namespace {
 constexpr unsigned pos_shift = 40;
 constexpr std::uint64_t pos_mask = (std::uint64_t{1} << pos_shift) - 1;
 
-// Calls f(start, length) for each record of a block in the bulk layout.
-template <class F>
-void for_each_record(const char* data, std::uint64_t size, const record_format& fmt, F&& f) {
-  if (fmt.record_size) {
-    for (std::uint64_t at = 0; at < size; at += fmt.record_size) f(at, fmt.record_size);
-    return;
-  }
-  // a block ends with a delimiter: every record is the bytes before one
-  std::uint64_t at = 0;
-  for_each_delimiter(data, static_cast<std::size_t>(size), fmt.delimiter, [&](std::size_t stop) {
-    f(at, stop - at);
-    at = stop + 1;
-  });
-}
-
 // One in-memory bucket's items in input order, in chunks (appended by one worker only).
 class item_list {
  public:
@@ -188,7 +173,7 @@ class bulk_shuffle {
     const std::uint64_t first = records_;
     parallel_for(scan_workers_, scan_workers_, run_control{}, [&](std::uint64_t w, unsigned) {
       key_stream keys(c_.spec, first);
-      for_each_record(data, size, fmt_, [&](std::uint64_t at, std::uint64_t len) {
+      for_each_record(data, size, fmt_.record_size, fmt_.delimiter, [&](std::uint64_t at, std::uint64_t len) {
         if (len > max_record_) throw too_long();
         const std::uint64_t key = keys.next();
         if ((key >> shift) % scan_workers_ == w) keep(key >> shift, key, at, len);
@@ -225,7 +210,7 @@ class bulk_shuffle {
       std::uint64_t first = records_;
       for (std::uint64_t j = 0; j < k; ++j) first += count[j];
       key_stream keys(c_.spec, first);
-      for_each_record(data + cut[k], cut[k + 1] - cut[k], fmt_, [&](std::uint64_t at, std::uint64_t len) {
+      for_each_record(data + cut[k], cut[k + 1] - cut[k], fmt_.record_size, fmt_.delimiter, [&](std::uint64_t at, std::uint64_t len) {
         if (len > max_record_) throw too_long();
         const std::uint64_t key = keys.next();
         item_list& list = lists_[k * nlists_ + (key >> shift)];

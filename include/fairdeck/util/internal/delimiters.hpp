@@ -15,6 +15,8 @@
 // 256. std::count over bytes returns a 64-bit count, and g++ widens every byte to a 64-bit
 // lane to vectorise it (about 8x the work).
 //
+// for_each_record splits a block of whole records (fixed-size or delimited) with it.
+//
 // Guarantee: for_each_delimiter calls f(offset) for exactly the offsets memchr would find,
 // in increasing order, and count_delimiters equals std::count, for every delimiter byte
 // (0 and bytes above 127 included), size and alignment (tests/delimiters_test.cpp checks
@@ -52,7 +54,8 @@ void for_each_delimiter(const char* data, std::size_t size, char delim, F&& f) {
 #if defined(__SSE2__)
   const __m128i d = _mm_set1_epi8(delim);
   for (; size - base >= 64; base += 64) {
-    for (std::uint64_t m = delimiter_mask64(data + base, d); m != 0; m &= m - 1) f(base + static_cast<std::size_t>(std::countr_zero(m)));
+    for (std::uint64_t m = delimiter_mask64(data + base, d); m != 0; m &= m - 1)
+      f(base + static_cast<std::size_t>(std::countr_zero(m)));
   }
 #endif
   const char* const end = data + size;
@@ -75,15 +78,32 @@ inline std::uint64_t count_delimiters(const char* data, std::size_t size, char d
     __m128i counts = zero;
     for (std::size_t s = 0; s < steps; ++s, i += 64) {
       for (int k = 0; k < 4; ++k) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i + 16 * static_cast<std::size_t>(k)));
+        const __m128i v = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(data + i + 16 * static_cast<std::size_t>(k)));
         counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, d));
       }
     }
     const __m128i sums = _mm_sad_epu8(counts, zero);  // two 64-bit sums of 8 counters each
-    total += static_cast<std::uint64_t>(_mm_cvtsi128_si64(sums)) + static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+    total += static_cast<std::uint64_t>(_mm_cvtsi128_si64(sums)) +
+             static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
   }
 #endif
   return total + static_cast<std::uint64_t>(std::count(data + i, data + size, delim));
+}
+
+// Calls f(start, length) for each record of a block of whole records: record_size bytes each,
+// or (record_size 0) each ending with delim, the block's last byte being one.
+template <class F>
+void for_each_record(const char* data, std::uint64_t size, std::uint64_t record_size, char delim, F&& f) {
+  if (record_size) {
+    for (std::uint64_t at = 0; at < size; at += record_size) f(at, record_size);
+    return;
+  }
+  std::uint64_t at = 0;
+  for_each_delimiter(data, static_cast<std::size_t>(size), delim, [&](std::size_t stop) {
+    f(at, stop - at);
+    at = stop + 1;
+  });
 }
 
 }  // namespace fairdeck::detail
