@@ -1,7 +1,10 @@
 // 7-card evaluation speed, one thread, CPU time: the same driver is built against fairdeck
 // (-DDRIVER_FAIRDECK, linking the shipped libfairdeck.a) or against OMPEval's HandEvaluator
 // (-DDRIVER_OMPEVAL) by bench/peers/ompeval_eval.sh, so both sides do the same work.
-//   eval_driver HANDS PASSES
+//   eval_driver HANDS PASSES [ITEMS]
+// ITEMS (comma-separated names, default all) runs only those items: bench/peers/ompeval_eval.sh
+// runs each item in its own process right after its OMPEval counterpart, so the two sides of a
+// ratio are timed seconds apart, not a whole side's run apart.
 // Prints one line per work item, "name<TAB>M evaluations/s<TAB>checksum":
 //   rand_cards   HANDS random 7-card hands given as 7 card indices (in each side's own card type
 //                and encoding: fairdeck::card_t, 2 bytes; OMPEval's benchmark's uint8_t, 1 byte;
@@ -112,10 +115,12 @@ void report(const char* name, std::uint64_t evals, double seconds, std::uint64_t
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s HANDS PASSES\n", argv[0]);
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: %s HANDS PASSES [ITEMS]\n", argv[0]);
     return 2;
   }
+  const std::string items = argc == 4 ? "," + std::string(argv[3]) + "," : "";
+  const auto wanted = [&](const std::string& name) { return items.empty() || items.find("," + name + ",") != std::string::npos; };
   const auto n = static_cast<std::size_t>(std::atoll(argv[1]));
   const int passes = std::atoi(argv[2]);
   const auto& e = ev();
@@ -127,7 +132,7 @@ int main(int argc, char** argv) {
     hands[i] = h;
   }
 
-  {  // rand_cards
+  if (wanted("rand_cards")) {
     std::uint64_t sum = 0;
     const double t0 = cpu_seconds();
     for (int p = 0; p < passes; ++p) {
@@ -144,7 +149,7 @@ int main(int argc, char** argv) {
     }
     report("rand_cards", static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
   }
-  {  // rand_hands
+  if (wanted("rand_hands")) {
     std::uint64_t sum = 0;
     const double t0 = cpu_seconds();
     for (int p = 0; p < passes; ++p)
@@ -154,8 +159,8 @@ int main(int argc, char** argv) {
 #if defined(DRIVER_FAIRDECK)
   using kernel = fp::hand_evaluator::eval_kernel;
   for (const kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {  // rand_batch per kernel
-    if (!fp::hand_evaluator::kernel_supported(k)) continue;
     const std::string suffix = k == kernel::scalar ? "_scalar" : k == kernel::avx2 ? "_avx2" : "_avx512";
+    if (!fp::hand_evaluator::kernel_supported(k) || !wanted("rand_batch" + suffix)) continue;
     std::vector<fp::strength_t> out(n);
     std::uint64_t sum = 0;
     const double t0 = cpu_seconds();
@@ -166,7 +171,7 @@ int main(int argc, char** argv) {
     report(("rand_batch" + suffix).c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
   }
 #endif
-  {  // enum_nested
+  if (wanted("enum_nested")) {
     std::uint64_t sum = 0, count = 0;
     const double t0 = cpu_seconds();
     for (unsigned c1 = 0; c1 < 52; ++c1) {
@@ -192,7 +197,7 @@ int main(int argc, char** argv) {
     report("enum_nested", count, cpu_seconds() - t0, sum);
   }
 #if defined(DRIVER_FAIRDECK)
-  {  // enum_library
+  if (wanted("enum_library")) {
     std::uint64_t sum = 0;
     const double t0 = cpu_seconds();
     for (unsigned first = 0; first < 46; ++first)

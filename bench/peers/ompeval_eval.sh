@@ -13,9 +13,13 @@
 #               CPU has it) on the rand_cards input; the ratio is against OMPEval's rand_cards
 #   enum_nested all 133,784,560 hands, nested loops adding a card per level ("Seq")
 #   enum_library fairdeck's own enumeration (for_each_hand<7>) against OMPEval's enum_nested
-# The sides alternate for ROUNDS rounds. Prints per item the median over rounds of each side
-# (M evaluations/s of CPU time), the ratio (fairdeck / OMPEval, > 1 = fairdeck faster), its
-# spread over rounds, the load average, and whether the checksums agree (same hands, same values).
+# Paired runs: every ratio's two sides run back to back, each in its own process (OMPEval's item,
+# then fairdeck's; the other way round in even rounds), for ROUNDS rounds. A round's ratio is
+# the ratio of one such pair, so the machine's drift over a round (one side's rate moved by up
+# to 2x within seconds on a noisy VM) stays out of it. Prints per item the median over rounds
+# of each side (M evaluations/s of CPU time), the ratio of the medians (fairdeck / OMPEval,
+# > 1 = fairdeck faster), the spread of the per-pair ratios, the load average, and whether the
+# checksums agree (same hands, same values).
 set -euo pipefail
 src=${1:?usage: bench/peers/ompeval_eval.sh OMPEVAL_SRC [ROUNDS] [HANDS] [PASSES]}
 rounds=${2:-5} hands=${3:-4000000} passes=${4:-5}
@@ -34,9 +38,22 @@ g++ -O3 -march=native -std=c++11 -include functional -I "$work" -DDRIVER_OMPEVAL
   "$work/omp/HandEvaluator.cpp" -o "$work/ompeval"
 g++ -O3 -std=c++20 -I "$root/include" -DDRIVER_FAIRDECK "$root/bench/peers/eval_driver.cpp" "$lib" \
   $(pkg-config --libs libsodium fmt) -lz -pthread -o "$work/fairdeck"
+# fairdeck item : the OMPEval item it is compared with (kernels the CPU lacks print nothing)
+pairs=(rand_cards:rand_cards rand_hands:rand_hands enum_nested:enum_nested rand_batch_scalar:rand_cards
+       rand_batch_avx2:rand_cards rand_batch_avx512:rand_cards enum_library:enum_nested)
 for ((r = 1; r <= rounds; ++r)); do
-  for side in ompeval fairdeck; do
-    "$work/$side" "$hands" "$passes" | sed "s/^/$side\t$r\t/" >>"$work/times"
+  for pair in "${pairs[@]}"; do
+    f=${pair%%:*} o=${pair##*:}
+    sides=(ompeval fairdeck)
+    ((r % 2 == 0)) && sides=(fairdeck ompeval)
+    out=()
+    for side in "${sides[@]}"; do
+      item=$f
+      [[ $side == ompeval ]] && item=$o
+      out+=("$("$work/$side" "$hands" "$passes" "$item")")
+    done
+    [[ -n ${out[0]} && -n ${out[1]} ]] || continue  # a kernel this CPU does not have
+    for k in 0 1; do printf '%s\t%s\t%s\t%s\n' "${sides[k]}" "$r" "$f" "${out[k]}"; done >>"$work/times"
   done
   echo "round $r of $rounds done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
@@ -44,20 +61,15 @@ echo "# $(date -u +%FT%TZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 |
   "$rounds rounds, $hands random hands x $passes passes, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$work/times" <<'PY'
 import statistics, sys
-t, ck = {}, {}
+t, ck = {}, {}  # per fairdeck item: each side's rates in round order, and checksums
 for line in open(sys.argv[1]):
-    side, rnd, item, rate, checksum = line.split()
-    t.setdefault(item, {}).setdefault(side, []).append(float(rate))
-    ck.setdefault(item, {}).setdefault(side, set()).add(checksum)
-peer = {"enum_library": "enum_nested"}
-for k in ("scalar", "avx2", "avx512"):
-    peer["rand_batch_" + k] = "rand_cards"
-print(f"{'work':14} {'OMPEval M/s':>12} {'fairdeck M/s':>13} {'ratio':>6}  spread over rounds  checksums agree")
-for item, s in t.items():
-    if "fairdeck" not in s: continue
-    p = peer.get(item, item)
-    o, f = statistics.median(t[p]["ompeval"]), statistics.median(s["fairdeck"])
-    ratios = sorted(b / a for a, b in zip(t[p]["ompeval"], s["fairdeck"]))
-    agree = ck[item]["fairdeck"] == ck[p]["ompeval"] and len(ck[item]["fairdeck"]) == 1
-    print(f"{item:14} {o:12.1f} {f:13.1f} {f / o:6.2f}  {ratios[0]:.2f}..{ratios[-1]:.2f}          {'yes' if agree else 'NO'}")
+    side, rnd, pair, item, rate, checksum = line.split()
+    t.setdefault(pair, {}).setdefault(side, []).append(float(rate))
+    ck.setdefault(pair, {}).setdefault(side, set()).add(checksum)
+print(f"{'work':18} {'OMPEval M/s':>12} {'fairdeck M/s':>13} {'ratio':>6}  spread over pairs  checksums agree")
+for pair, s in t.items():
+    o, f = statistics.median(s["ompeval"]), statistics.median(s["fairdeck"])
+    ratios = sorted(b / a for a, b in zip(s["ompeval"], s["fairdeck"]))
+    agree = ck[pair]["fairdeck"] == ck[pair]["ompeval"] and len(ck[pair]["fairdeck"]) == 1
+    print(f"{pair:18} {o:12.1f} {f:13.1f} {f / o:6.2f}  {ratios[0]:.2f}..{ratios[-1]:.2f}        {'yes' if agree else 'NO'}")
 PY
