@@ -114,13 +114,21 @@ void report(const char* name, std::uint64_t evals, double seconds, std::uint64_t
 
 }  // namespace
 
+// Each item runs in a function of its own (a lambda kept out of line), so a change to one
+// item's code (or to a library header it inlines) does not move another item's register
+// allocation and code layout: with all items in main, a change to for_each_hand's header
+// moved fairdeck's enum_nested by a third.
+#define NOINLINE __attribute__((noinline))
+
 int main(int argc, char** argv) {
   if (argc != 3 && argc != 4) {
     std::fprintf(stderr, "usage: %s HANDS PASSES [ITEMS]\n", argv[0]);
     return 2;
   }
   const std::string items = argc == 4 ? "," + std::string(argv[3]) + "," : "";
-  const auto wanted = [&](const std::string& name) { return items.empty() || items.find("," + name + ",") != std::string::npos; };
+  const auto wanted = [&](const std::string& name) {
+    return items.empty() || items.find("," + name + ",") != std::string::npos;
+  };
   const auto n = static_cast<std::size_t>(std::atoll(argv[1]));
   const int passes = std::atoi(argv[2]);
   const auto& e = ev();
@@ -132,78 +140,84 @@ int main(int argc, char** argv) {
     hands[i] = h;
   }
 
-  if (wanted("rand_cards")) {
-    std::uint64_t sum = 0;
-    const double t0 = cpu_seconds();
-    for (int p = 0; p < passes; ++p) {
-      const card_in* c = cards.data();
-      for (std::size_t i = 0; i < n; ++i, c += 7) {
+  if (wanted("rand_cards"))
+    [&]() NOINLINE {
+      std::uint64_t sum = 0;
+      const double t0 = cpu_seconds();
+      for (int p = 0; p < passes; ++p) {
+        const card_in* c = cards.data();
+        for (std::size_t i = 0; i < n; ++i, c += 7) {
 #if defined(DRIVER_FAIRDECK)
-        sum += value(e.eval7(c));
+          sum += value(e.eval7(c));
 #else
-        omp::Hand h = omp::Hand::empty();
-        for (int k = 0; k < 7; ++k) h += omp::Hand(c[k]);
-        sum += value(eval_hand(e, h));
+          omp::Hand h = omp::Hand::empty();
+          for (int k = 0; k < 7; ++k) h += omp::Hand(c[k]);
+          sum += value(eval_hand(e, h));
 #endif
+        }
       }
-    }
-    report("rand_cards", static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
-  }
-  if (wanted("rand_hands")) {
-    std::uint64_t sum = 0;
-    const double t0 = cpu_seconds();
-    for (int p = 0; p < passes; ++p)
-      for (const auto& h : hands) sum += value(eval_hand(e, h));
-    report("rand_hands", static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
-  }
+      report("rand_cards", static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
+    }();
+  if (wanted("rand_hands"))
+    [&]() NOINLINE {
+      std::uint64_t sum = 0;
+      const double t0 = cpu_seconds();
+      for (int p = 0; p < passes; ++p)
+        for (const auto& h : hands) sum += value(eval_hand(e, h));
+      report("rand_hands", static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
+    }();
 #if defined(DRIVER_FAIRDECK)
   using kernel = fp::hand_evaluator::eval_kernel;
   for (const kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {  // rand_batch per kernel
     const std::string suffix = k == kernel::scalar ? "_scalar" : k == kernel::avx2 ? "_avx2" : "_avx512";
     if (!fp::hand_evaluator::kernel_supported(k) || !wanted("rand_batch" + suffix)) continue;
-    std::vector<fp::strength_t> out(n);
-    std::uint64_t sum = 0;
-    const double t0 = cpu_seconds();
-    for (int p = 0; p < passes; ++p) {
-      e.eval7_batch(k, cards.data(), n, out.data());
-      for (const auto s : out) sum += value(s);
-    }
-    report(("rand_batch" + suffix).c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
+    [&]() NOINLINE {
+      std::vector<fp::strength_t> out(n);
+      std::uint64_t sum = 0;
+      const double t0 = cpu_seconds();
+      for (int p = 0; p < passes; ++p) {
+        e.eval7_batch(k, cards.data(), n, out.data());
+        for (const auto s : out) sum += value(s);
+      }
+      report(("rand_batch" + suffix).c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
+    }();
   }
 #endif
-  if (wanted("enum_nested")) {
-    std::uint64_t sum = 0, count = 0;
-    const double t0 = cpu_seconds();
-    for (unsigned c1 = 0; c1 < 52; ++c1) {
-      const hand_t h1 = add(empty_hand(), c1);
-      for (unsigned c2 = c1 + 1; c2 < 52; ++c2) {
-        const hand_t h2 = add(h1, c2);
-        for (unsigned c3 = c2 + 1; c3 < 52; ++c3) {
-          const hand_t h3 = add(h2, c3);
-          for (unsigned c4 = c3 + 1; c4 < 52; ++c4) {
-            const hand_t h4 = add(h3, c4);
-            for (unsigned c5 = c4 + 1; c5 < 52; ++c5) {
-              const hand_t h5 = add(h4, c5);
-              for (unsigned c6 = c5 + 1; c6 < 52; ++c6) {
-                const hand_t h6 = add(h5, c6);
-                for (unsigned c7 = c6 + 1; c7 < 52; ++c7) sum += value(eval_hand(e, add(h6, c7)));
-                count += 51 - c6;
+  if (wanted("enum_nested"))
+    [&]() NOINLINE {
+      std::uint64_t sum = 0, count = 0;
+      const double t0 = cpu_seconds();
+      for (unsigned c1 = 0; c1 < 52; ++c1) {
+        const hand_t h1 = add(empty_hand(), c1);
+        for (unsigned c2 = c1 + 1; c2 < 52; ++c2) {
+          const hand_t h2 = add(h1, c2);
+          for (unsigned c3 = c2 + 1; c3 < 52; ++c3) {
+            const hand_t h3 = add(h2, c3);
+            for (unsigned c4 = c3 + 1; c4 < 52; ++c4) {
+              const hand_t h4 = add(h3, c4);
+              for (unsigned c5 = c4 + 1; c5 < 52; ++c5) {
+                const hand_t h5 = add(h4, c5);
+                for (unsigned c6 = c5 + 1; c6 < 52; ++c6) {
+                  const hand_t h6 = add(h5, c6);
+                  for (unsigned c7 = c6 + 1; c7 < 52; ++c7) sum += value(eval_hand(e, add(h6, c7)));
+                  count += 51 - c6;
+                }
               }
             }
           }
         }
       }
-    }
-    report("enum_nested", count, cpu_seconds() - t0, sum);
-  }
+      report("enum_nested", count, cpu_seconds() - t0, sum);
+    }();
 #if defined(DRIVER_FAIRDECK)
-  if (wanted("enum_library")) {
-    std::uint64_t sum = 0;
-    const double t0 = cpu_seconds();
-    for (unsigned first = 0; first < 46; ++first)
-      fp::for_each_hand<7>(first, [&](fp::strength_t s) { sum += value(s); });
-    report("enum_library", 133784560, cpu_seconds() - t0, sum);
-  }
+  if (wanted("enum_library"))
+    [&]() NOINLINE {
+      std::uint64_t sum = 0;
+      const double t0 = cpu_seconds();
+      for (unsigned first = 0; first < 46; ++first)
+        fp::for_each_hand<7>(first, [&](fp::strength_t s) { sum += value(s); });
+      report("enum_library", 133784560, cpu_seconds() - t0, sum);
+    }();
 #endif
   return 0;
 }

@@ -2,6 +2,7 @@
 // one card to the level above's key, so the innermost loop costs one add and one lookup.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 
@@ -33,8 +34,12 @@ template <class F>
 inline void last_card(const internal::rank_states& rs, const hand_evaluator& ev, const prefix& p, unsigned from, F& f) {
   const strength_t* row = rs.row(p.state);
   unsigned flush_suit = 4, flush_count = 0;  // a suit that 1 more card can make a flush
-  for (unsigned s = 0; s < 4; ++s)
-    if (const unsigned n = (p.suits >> (8 * s)) & 0xff; n >= 4) flush_suit = s, flush_count = n;
+  // a byte holds a suit's count (at most 6 here): + 0x7c sets its top bit exactly when the count
+  // is 4 or more, and never carries into the next byte; at most one suit of 6 cards has 4
+  if (const std::uint32_t ge4 = (p.suits + 0x7c7c7c7cu) & 0x80808080u; ge4 != 0) {
+    flush_suit = static_cast<unsigned>(std::countr_zero(ge4)) / 8;
+    flush_count = (p.suits >> (8 * flush_suit)) & 0xff;
+  }
   const unsigned flush_mask = flush_suit < 4 ? static_cast<unsigned>(p.cards >> (13 * flush_suit)) & 0x1fff : 0;
   unsigned r = from % 13;
   for (unsigned s = from / 13; s < 4; ++s, r = 0) {
@@ -54,9 +59,12 @@ inline void level(const internal::rank_states& rs, const hand_evaluator& ev, con
   if constexpr (Left == 1) {
     last_card(rs, ev, p, from, f);
   } else {
-    for (unsigned c = from; c + Left <= 52; ++c)
-      level<Left - 1>(rs, ev, {rs.next(p.state, c % 13), p.suits + (1u << (8 * (c / 13))), p.cards | (std::uint64_t{1} << c)},
-                      c + 1, f);
+    unsigned c = from, r = from % 13;  // card c = 13 * suit + r, walked by suit and rank (no % and / per card)
+    for (unsigned s = from / 13; c + Left <= 52; ++s, r = 0) {
+      const std::uint32_t suits = p.suits + (1u << (8 * s));
+      for (; r < 13 && c + Left <= 52; ++r, ++c)
+        level<Left - 1>(rs, ev, {rs.next(p.state, r), suits, p.cards | (std::uint64_t{1} << c)}, c + 1, f);
+    }
   }
 }
 }  // namespace detail
