@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -111,7 +112,7 @@ TEST(RuntimeAttackPhp, EveryKernelFindsTheSameSeeds) {
 // The filter drops a lane once a tracked card has settled off its target (positions at and
 // above the last draw's i are final) and makes the remaining draws of the lanes left in a queue.
 // For targets settled at the first draws, in the middle and by the last draws, and one card
-// tracked alone, every kernel keeps exactly the seeds whose reference deck matches.
+// tracked alone or three, every kernel keeps exactly the seeds whose reference deck matches.
 TEST(RuntimeAttackPhp, LanesDroppedEarlyLoseNoMatch) {
   const auto steps = detail::swap_steps(shuffle_kind::fisher_yates, 52);
   struct tracked {
@@ -133,6 +134,28 @@ TEST(RuntimeAttackPhp, LanesDroppedEarlyLoseNoMatch) {
       std::vector<std::uint64_t> got;
       k.scan(first, count, plan, got);
       EXPECT_EQ(got, want) << k.isa << ": targets " << t.target[0] << ", " << t.target[1];
+    }
+  }
+  // Three tracked cards (scan_plan's third): each plan is a deck of the range's own, on three
+  // positions that settle early, late or both.
+  for (const std::uint64_t planted : {first + 5, first + 20'000}) {
+    const auto& d = decks[planted - first];
+    for (const auto& p : {std::array<std::uint32_t, 3>{0, 1, 2}, std::array<std::uint32_t, 3>{51, 50, 0},
+                          std::array<std::uint32_t, 3>{0, 25, 51}}) {
+      detail::scan_plan plan{steps.data(), steps.size(), {d[p[0]], d[p[1]]}, {p[0], p[1]}};
+      plan.third_start = d[p[2]];
+      plan.third_target = p[2];
+      std::vector<std::uint64_t> want;
+      for (std::uint64_t s = first; s < first + count; ++s) {
+        const auto& e = decks[s - first];
+        if (e[p[0]] == d[p[0]] && e[p[1]] == d[p[1]] && e[p[2]] == d[p[2]]) want.push_back(s);
+      }
+      ASSERT_TRUE(std::ranges::binary_search(want, planted));
+      for (const auto& k : detail::php_kernels()) {
+        std::vector<std::uint64_t> got;
+        k.scan(first, count, plan, got);
+        EXPECT_EQ(got, want) << k.isa << ": three cards, positions " << p[0] << ", " << p[1] << ", " << p[2];
+      }
     }
   }
 }

@@ -204,8 +204,12 @@ attack_result run_attack(const attack_spec& spec, const run_control& control) {
       detail::swap_steps(spec.runtime ? shuffle_kind::fisher_yates : spec.algorithm, spec.deck_size);
   const known_card& k0 = spec.known[0];
   const known_card& k1 = spec.known.size() > 1 ? spec.known[1] : spec.known[0];
-  const scan_plan plan{steps.data(), steps.size(), {k0.card, k1.card},
-                       {static_cast<std::uint32_t>(k0.position), static_cast<std::uint32_t>(k1.position)}};
+  scan_plan plan{steps.data(), steps.size(), {k0.card, k1.card},
+                 {static_cast<std::uint32_t>(k0.position), static_cast<std::uint32_t>(k1.position)}};
+  if (spec.known.size() > 2) {  // followed by the PHP filter
+    plan.third_start = spec.known[2].card;
+    plan.third_target = static_cast<std::uint32_t>(spec.known[2].position);
+  }
   const detail::seed_scanner lanes = pick_filter(spec, steps.size());
 
   const std::uint64_t total = spec.last_seed - spec.first_seed + 1;

@@ -77,22 +77,21 @@ struct draw_plan {
 // cut + alive (k - cut + 20), the 20 for queueing a lane (its state is copied, its first k
 // words computed again) and the block it waits for; fitted to the measured optimum (cut 24 to
 // 32 for targets 0 and 1 all cost the same within 3 %; this picks 28).
-std::size_t compaction_point(const scan_plan& plan) {
+std::size_t compaction_point(const scan_plan& plan, std::span<const std::uint32_t> targets) {
   const std::size_t k = plan.step_count;
   if (k < 2) return k;
   for (std::size_t t = 0; t < k; ++t)
     if (plan.steps[t].bound != plan.steps[t].i + 1 || plan.steps[t].i + t != plan.steps[0].i) return k;
-  const int cards = plan.start[0] == plan.start[1] ? 1 : 2;
-  double free = 1, on_target[2] = {0, 0};
+  double free = 1, on_target[3] = {0, 0, 0};
   double best = static_cast<double>(k);
   std::size_t cut = k;
   for (std::size_t t = 0; t + 1 < k; ++t) {
     const swap_step& s = plan.steps[t];
-    for (int c = 0; c < cards; ++c)
-      if (plan.target[c] == s.i) on_target[c] = free / s.bound;
+    for (std::size_t c = 0; c < targets.size(); ++c)
+      if (targets[c] == s.i) on_target[c] = free / s.bound;
     free *= 1.0 - 1.0 / s.bound;
     double alive = 1;  // after draws 0..t: positions >= s.i are final
-    for (int c = 0; c < cards; ++c) alive *= plan.target[c] >= s.i ? on_target[c] : free;
+    for (std::size_t c = 0; c < targets.size(); ++c) alive *= targets[c] >= s.i ? on_target[c] : free;
     const double cost = static_cast<double>(t + 1) + alive * (static_cast<double>(k - t - 1) + 20);
     if (cost < best) {
       best = cost;
@@ -102,15 +101,37 @@ std::size_t compaction_point(const scan_plan& plan) {
   return cut;
 }
 
-template <int Isa>
-inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
+// The cards a scan follows: the plan's distinct known cards (1 to 3), slots past `count`
+// repeating the first.
+struct tracked_cards {
+  std::uint32_t start[3] = {}, target[3] = {};
+  unsigned count = 0;
+  explicit tracked_cards(const scan_plan& plan) {
+    const std::uint32_t starts[3] = {plan.start[0], plan.start[1], plan.third_start};
+    const std::uint32_t targets[3] = {plan.target[0], plan.target[1], plan.third_target};
+    for (unsigned c = 0; c < 3; ++c)
+      if (starts[c] != scan_plan::no_card && std::find(start, start + count, starts[c]) == start + count) {
+        start[count] = starts[c];
+        target[count++] = targets[c];
+      }
+    for (unsigned c = count; c < 3; ++c) {
+      start[c] = start[0];
+      target[c] = target[0];
+    }
+  }
+};
+
+template <int Isa, unsigned Cards>
+inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan, const tracked_cards& cards,
+                     std::vector<std::uint64_t>& out) {
   using S = simd<Isa == 2 ? 64 : Isa == 1 ? 32 : 16>;
   using vec = typename S::vec;
   using vec64 = typename S::vec64;
   using veci = typename S::veci;
   using vecf = typename S::vecf;
   constexpr unsigned vecs = S::count, width = S::width;
-  const std::size_t k = plan.step_count, cut = compaction_point(plan), found_before = out.size();
+  const std::size_t k = plan.step_count, cut = compaction_point(plan, {cards.target, cards.count}),
+                    found_before = out.size();
   // 64-byte aligned word-major tables (std::vector<vec> would drop the vector type's
   // alignment: attributes are ignored on template arguments).
   const auto aligned = [](std::vector<std::uint32_t>& v) {
@@ -123,10 +144,10 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
   std::vector<std::uint32_t> storage((cut + 1) * group * lanes + 16);
   vec* const words = reinterpret_cast<vec*>(aligned(storage));
   // The queue of lanes alive after `cut` draws (up to 2 blocks): per lane its seed, s[396 + cut]
-  // (the seeding row), the two tracked cards' positions and the largest output. Its words
+  // (the seeding row), the largest output and the tracked cards' positions. Its words
   // s[cut..k] are computed again when it runs (k multiply steps per 16 lanes cost less than
   // copying k - cut words lane by lane).
-  constexpr unsigned capacity = 2 * lanes, stride = capacity / width, queue_rows = 5;
+  constexpr unsigned capacity = 2 * lanes, stride = capacity / width, queue_rows = 3 + Cards;
   std::vector<std::uint32_t> queue_storage(cut < k ? queue_rows * capacity + 16 : 0);
   std::vector<std::uint32_t> queue_word_storage(cut < k ? (k - cut + 1) * lanes + 16 : 0);
   std::uint32_t* const queue = cut < k ? aligned(queue_storage) : nullptr;
@@ -157,7 +178,7 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
   const vec zero{}, magic = zero + 0x9908b0dfu;
 
   // Draws t0..t1-1 of one block; words_of(t)[v] is s[t] of the block's vector v, row[v] s[396 + t0].
-  const auto draws = [&](std::size_t t0, std::size_t t1, vec* row, vec* a, vec* b, vec* top, auto words_of) {
+  const auto draws = [&](std::size_t t0, std::size_t t1, vec* row, vec(*pos)[vecs], vec* top, auto words_of) {
     for (std::size_t t = t0; t < t1; ++t) {
       const auto w = static_cast<std::uint32_t>(397 + t);
       const draw_plan& d = draw[t];
@@ -205,39 +226,39 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
 #pragma GCC unroll 16
       for (unsigned v = 0; v < vecs; ++v) {
         const vec i = zero + d.i;  // swap(deck[i], deck[j]) moves a card at i or j
-        a[v] = a[v] == i ? j[v] : a[v] == j[v] ? i : a[v];
-        b[v] = b[v] == i ? j[v] : b[v] == j[v] ? i : b[v];
+        for (unsigned c = 0; c < Cards; ++c) pos[c][v] = pos[c][v] == i ? j[v] : pos[c][v] == j[v] ? i : pos[c][v];
       }
     }
   };
   // Lanes whose tracked cards landed on target, or that are doubtful.
-  const auto hits = [&](const vec* a, const vec* b, const vec* top) {
+  const auto hits = [&](const vec(*pos)[vecs], const vec* top) {
     std::uint64_t mask = 0;
-    for (unsigned v = 0; v < vecs; ++v)
-      for (unsigned l = 0; l < width; ++l)
-        mask |= static_cast<std::uint64_t>((a[v][l] == plan.target[0] && b[v][l] == plan.target[1]) ||
-                                           top[v][l] > lowest_limit)
-                << (v * width + l);
+    for (unsigned v = 0; v < vecs; ++v) {
+      veci hit = top[v] > lowest_limit;
+      veci all = pos[0][v] == cards.target[0];
+      for (unsigned c = 1; c < Cards; ++c) all &= pos[c][v] == cards.target[c];
+      hit |= all;
+      for (unsigned l = 0; l < width; ++l) mask |= static_cast<std::uint64_t>(hit[l] & 1) << (v * width + l);
+    }
     return mask;
   };
   // The last k - cut draws of the first n queued lanes; the lanes after them move up.
   const auto run_queue = [&](unsigned n) {
     const vec* q = reinterpret_cast<const vec*>(queue);  // row r, vector v: q[r * stride + v]
-    vec seed[vecs], row[vecs], a[vecs], b[vecs], top[vecs];
+    vec seed[vecs], row[vecs], top[vecs], pos[Cards][vecs];
     for (unsigned v = 0; v < vecs; ++v) {
       seed[v] = q[v];
       row[v] = q[stride + v];
-      a[v] = q[2 * stride + v];
-      b[v] = q[3 * stride + v];
-      top[v] = q[4 * stride + v];
+      top[v] = q[2 * stride + v];
+      for (unsigned c = 0; c < Cards; ++c) pos[c][v] = q[(3 + c) * stride + v];
     }
     for (std::uint32_t w = 1; w <= k; ++w)
       for (unsigned v = 0; v < vecs; ++v) {
         seed[v] = 1812433253u * (seed[v] ^ (seed[v] >> 30)) + w;
         if (w >= cut) queue_words[(w - cut) * vecs + v] = seed[v];
       }
-    draws(cut, k, row, a, b, top, [&](std::size_t t) { return queue_words + (t - cut) * vecs; });
-    std::uint64_t mask = hits(a, b, top);
+    draws(cut, k, row, pos, top, [&](std::size_t t) { return queue_words + (t - cut) * vecs; });
+    std::uint64_t mask = hits(pos, top);
     if (n < lanes) mask &= (std::uint64_t{1} << n) - 1;
     for (; mask; mask &= mask - 1) out.push_back(queued_seed[__builtin_ctzll(mask)]);
     if (queued > n)
@@ -268,28 +289,27 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
       for (unsigned v = 0; v < group * vecs; ++v) row[v] = 1812433253u * (row[v] ^ (row[v] >> 30)) + w;
     for (unsigned h = 0; h < group && done + h * lanes < count; ++h) {
       const std::uint64_t base = done + h * lanes, left = count - base;
-      vec a[vecs], b[vecs], top[vecs];
+      vec top[vecs], pos[Cards][vecs];
       for (unsigned v = 0; v < vecs; ++v) {
-        a[v] = zero + plan.start[0];
-        b[v] = zero + plan.start[1];
         top[v] = zero;
+        for (unsigned c = 0; c < Cards; ++c) pos[c][v] = zero + cards.start[c];
       }
       vec* const half = row + h * vecs;
-      draws(0, cut, half, a, b, top, [&](std::size_t t) { return words + (t * group + h) * vecs; });
+      draws(0, cut, half, pos, top, [&](std::size_t t) { return words + (t * group + h) * vecs; });
       const std::uint64_t in_range = left < lanes ? (std::uint64_t{1} << left) - 1 : ~std::uint64_t{0};
       if (cut == k) {
-        if (const std::uint64_t mask = hits(a, b, top) & in_range) push_hits(out, first + base, mask);
+        if (const std::uint64_t mask = hits(pos, top) & in_range) push_hits(out, first + base, mask);
         continue;
       }
       // Queue the lanes whose tracked cards can still land on target (or that are doubtful):
       // a card whose target is final must be on it, any other must not be on a final position.
       const std::uint32_t settled = plan.steps[cut - 1].i;  // positions >= settled are final
-      const bool final_a = plan.target[0] >= settled, final_b = plan.target[1] >= settled;
       std::uint64_t alive = 0;
       for (unsigned v = 0; v < vecs; ++v) {
-        const veci keep_a = final_a ? a[v] == plan.target[0] : a[v] < settled;
-        const veci keep_b = final_b ? b[v] == plan.target[1] : b[v] < settled;
-        const veci keep = (top[v] > lowest_limit) | (keep_a & keep_b);
+        veci keep = ~veci{};
+        for (unsigned c = 0; c < Cards; ++c)
+          keep &= cards.target[c] >= settled ? pos[c][v] == cards.target[c] : pos[c][v] < settled;
+        keep |= top[v] > lowest_limit;
         for (unsigned l = 0; l < width; ++l)  // branch-free: a lane's fate here is a coin toss
           alive |= static_cast<std::uint64_t>(keep[l] & 1) << (v * width + l);
       }
@@ -298,9 +318,8 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
         std::uint32_t* q = queue + queued;
         q[0] = static_cast<std::uint32_t>(first + base + l);  // mt_srand takes 32 bits
         q[capacity] = half[v][e];
-        q[2 * capacity] = a[v][e];
-        q[3 * capacity] = b[v][e];
-        q[4 * capacity] = top[v][e];
+        q[2 * capacity] = top[v][e];
+        for (unsigned c = 0; c < Cards; ++c) q[(3 + c) * capacity] = pos[c][v][e];
         queued_seed[queued++] = first + base + l;
       }
       if (queued >= lanes) run_queue(lanes);
@@ -308,6 +327,16 @@ inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& 
   }
   if (queued) run_queue(queued);
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(found_before), out.end());
+}
+
+// Two or three tracked cards (tracked_cards), one instantiation each.
+template <int Isa>
+inline void php_scan(std::uint64_t first, std::uint64_t count, const scan_plan& plan, std::vector<std::uint64_t>& out) {
+  const tracked_cards cards(plan);
+  if (cards.count == 3)
+    php_scan<Isa, 3>(first, count, plan, cards, out);
+  else
+    php_scan<Isa, 2>(first, count, plan, cards, out);
 }
 
 #if defined(__x86_64__)  // the x86 builds of the kernel, picked at run time (attack_kernels.cpp)
