@@ -1,6 +1,6 @@
-// The PHP shuffle() seed filter: all 2^32 mt_srand seeds in about two minutes on two cores
-// (~47 ns of CPU per seed for a 52-card deck with AVX-512 on an Intel Xeon 6/207, against 80
-// for the kernel before the early drop; docs/performance.md).
+// The PHP shuffle() seed filter: all 2^32 mt_srand seeds in 102.5–109.9 s on two cores of an
+// Intel Xeon 6/207 (~47 ns of CPU per seed for a 52-card deck with AVX-512, against ~78 for the
+// kernel before the changes below; docs/performance.md).
 //
 // PHP 8.2's shuffle() is Fisher–Yates from the top, j = mt_rand_range(0, i) with
 // rand_range32: x = the full 32-bit MT19937 output; power-of-two bounds mask, other bounds
@@ -18,11 +18,11 @@
 // Where the time goes (one core): the seeding is a chain of 397 dependent multiplies per seed,
 // so 16 vectors' chains run side by side (4 x 64 seeds on AVX-512, whose vpmulld has a latency
 // of ~10 cycles: with 4 chains it was latency-bound, 47 of 80 ns on the Intel). Then the draws:
-// tempering, x % n and two tracked cards, ~44 vector operations each. After the draw at step
+// tempering, x % n and two or three tracked cards, ~44 vector operations each. After the draw at step
 // i, positions >= i are final, so once a tracked card has settled off its target the lane is
-// dead; after `cut` draws (compaction_point) the lanes still alive (~1 in 5 for targets 0
-// and 1) go to a queue that makes the remaining draws in full blocks, so ~28 draws are made
-// for every seed instead of 51.
+// dead; after `cut` draws (compaction_point) the lanes still alive (~1 in 5 for two cards
+// with targets 0 and 1, ~1 in 6 for three at 0..2) go to a queue that makes the remaining draws in
+// full blocks, so ~23-28 draws are made for every seed instead of 51.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -36,7 +36,7 @@ struct scan_plan {
   std::uint32_t start[2];   // factory position = card index
   std::uint32_t target[2];  // known final position
   // A third known card, followed by the filters that can use it (PHP: fewer lanes live on
-  // and 52 times fewer candidates); no_card when there is none. Filters that ignore it pass
+  // and ~50 times fewer candidates); no_card when there is none. Filters that ignore it pass
   // on more candidates, and every candidate is checked against all the known cards anyway.
   static constexpr std::uint32_t no_card = 0xffffffffu;
   std::uint32_t third_start = no_card, third_target = no_card;
