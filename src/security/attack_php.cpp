@@ -73,10 +73,11 @@ struct draw_plan {
 // from the top (i = n-1, n-2, ..., 1, j <= i). A draw settles any given unsettled card with
 // probability 1/bound, so after t draws a card whose target is still open is alive with
 // probability free = prod(1 - 1/bound), and one whose target is final with
-// free-at-its-step / bound (the two cards taken as independent). Cost per seed, in draws:
+// free-at-its-step / bound (the cards taken as independent). Cost per seed, in draws:
 // cut + alive (k - cut + 20), the 20 for queueing a lane (its state is copied, its first k
 // words computed again) and the block it waits for; fitted to the measured optimum (cut 24 to
-// 32 for targets 0 and 1 all cost the same within 3 %; this picks 28).
+// 32 for two cards with targets 0 and 1 all cost the same within 3 %; this picks 28, and 23
+// for three cards at 0, 1 and 2, where 18 to 28 measured the same).
 std::size_t compaction_point(const scan_plan& plan, std::span<const std::uint32_t> targets) {
   const std::size_t k = plan.step_count;
   if (k < 2) return k;
