@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -25,6 +26,7 @@
 
 #include "clients.hpp"
 #include "fairdeck/util/parallel.hpp"
+#include "response_head.hpp"
 
 namespace fairdeck::service {
 namespace {
@@ -215,18 +217,14 @@ class session : public std::enable_shared_from_this<session> {
 
   void send(http_response r, bool keep_alive) {
     keep_alive = keep_alive && !state_.stopping.load();
-    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(r.status), 11);
-    res->set(http::field::server, "fairdeckd");
-    res->set(http::field::content_type, r.content_type);
-    res->set(http::field::cache_control, "no-store");
-    for (const auto& [k, v] : r.headers) res->set(k, v);
-    res->keep_alive(keep_alive);
-    res->body() = std::move(r.body);
-    res->prepare_payload();
-    response_ = res;
+    // Head and body as two buffers: the bytes Beast's serializer wrote, without it
+    // (response_head.hpp). Both stay members until the write completes.
+    head_ = response_head(r, keep_alive);
+    body_ = std::move(r.body);
     stream_.expires_after(state_.options.read_timeout);
-    http::async_write(stream_, *res, [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
-      self->response_.reset();
+    const std::array<net::const_buffer, 2> parts{net::buffer(head_), net::buffer(body_)};
+    net::async_write(stream_, parts, [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
+      self->body_.clear();
       if (ec || !keep_alive) return self->close();
       self->wait_request();
     });
@@ -248,7 +246,7 @@ class session : public std::enable_shared_from_this<session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::request<http::string_body> request_;
-  std::shared_ptr<http::response<http::string_body>> response_;
+  std::string head_, body_;  // the answer being written
 };
 
 class listener : public std::enable_shared_from_this<listener> {

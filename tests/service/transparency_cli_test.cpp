@@ -30,11 +30,7 @@ using fairdeck::testing::run_cli;
 using testing::table_sim;
 using testing::ten_record_table;
 using testing::test_signer;
-
-const tlog::note_signer& log_key() {
-  static const tlog::note_signer k = test_signer("fairdeckd.test", 7);
-  return k;
-}
+using testing::log_key;
 
 void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 std::string read_file(const fs::path& p) {

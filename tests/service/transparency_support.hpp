@@ -28,6 +28,12 @@ inline tlog::note_signer test_signer(std::string name, std::uint8_t k,
   return tlog::note_signer(std::move(name), type, seed);
 }
 
+// The log key of the table simulations in these tests (one signer, made once).
+inline const tlog::note_signer& log_key() {
+  static const tlog::note_signer k = test_signer("fairdeckd.test", 7);
+  return k;
+}
+
 struct table_sim {
   std::string id = "demo";
   std::vector<record> log;

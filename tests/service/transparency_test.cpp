@@ -17,11 +17,7 @@ namespace {
 using testing::table_sim;
 using testing::ten_record_table;
 using testing::test_signer;
-
-const tlog::note_signer& log_key() {
-  static const tlog::note_signer k = test_signer("fairdeckd.test", 7);
-  return k;
-}
+using testing::log_key;
 
 transparency_check check(const table_sim& t, std::vector<std::string> cps, std::vector<nlohmann::json> receipts,
                          std::size_t from = 0) {
