@@ -98,6 +98,25 @@ TEST(FairVectors, FullDeck) {
   EXPECT_EQ(deck, indices);
 }
 
+// A keyed seed (the pads hashed once, for many deals) deals exactly what its seed deals: the
+// published vector above, and word for word on other seeds, client seeds, nonces and shoes.
+TEST(FairVectors, AKeyedSeedDealsWhatItsSeedDeals) {
+  const keyed_seed key1(server_seed::from_hex(seed1_hex));  // the seed itself may go: the key is a copy
+  EXPECT_EQ(deal_deck(key1, "alice", 0, {}), deal_deck(server_seed::from_hex(seed1_hex), "alice", 0, {}));
+  EXPECT_EQ(format_cards(deal_deck(key1, "alice", 0, {}), {}).substr(0, 11), "Ah 9s 9c 7s");
+  for (const std::string_view hex : {std::string_view(seed1_hex), std::string_view(seed2_hex)}) {
+    const auto seed = server_seed::from_hex(hex);
+    const keyed_seed key(seed);
+    for (const std::uint64_t nonce : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{77}, ~std::uint64_t{0}})
+      for (const deck_spec spec : {deck_spec{}, deck_spec{6, 2}}) {
+        EXPECT_EQ(deal_deck(key, "Bob \u2660", nonce, spec), deal_deck(seed, "Bob \u2660", nonce, spec));
+        word_stream a(seed, "carol", nonce), b(key, "carol", nonce);
+        for (int w = 0; w < 40; ++w) ASSERT_EQ(a.next_word(), b.next_word()) << "word " << w;
+      }
+  }
+  EXPECT_THROW((void)deal_deck(key1, "", 0, {}), fair_input_error);  // the client seed is still checked
+}
+
 TEST(FairVectors, ShoeWithJokersUnicodeClientSeedAndLargestNonce) {
   const deck_spec shoe{2, 2};
   const auto deck = deal_deck(server_seed::from_hex(seed2_hex), "Bob \u2660", std::numeric_limits<std::uint64_t>::max(),

@@ -19,6 +19,7 @@
 #include "api.hpp"
 #include "fairdeck/security/provably_fair.hpp"
 #include "fairdeck/service/log_tree.hpp"
+#include "fairdeck/service/secrets.hpp"
 #include "fairdeck/service/store.hpp"
 #include "fairdeck/util/hex.hpp"
 
@@ -34,6 +35,34 @@ void bare_deck(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(bare_deck);
+
+// A deal's seed work as the writer did it before batch_keys (open the sealed seed, key HMAC with
+// it, deal) against a batch's later deals on the same table (the keyed seed kept: deal only).
+// The VM's speed drifts: compare them with --benchmark_enable_random_interleaving=true.
+void deal_opening_the_seed(benchmark::State& state) {
+  const auto key = secret_key::generate();
+  const auto seed = fair::server_seed::generate();
+  const auto sealed = seal_seed(seed, key, "b");
+  const auto commitment = fair::commitment(seed);
+  std::uint64_t nonce = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(fair::deal_deck(open_seed(sealed, key, "b", commitment), "alice", nonce++, {}));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(deal_opening_the_seed);
+
+void deal_from_batch_keys(benchmark::State& state) {
+  const auto key = secret_key::generate();
+  const auto seed = fair::server_seed::generate();
+  const auto sealed = seal_seed(seed, key, "b");
+  const auto commitment = fair::commitment(seed);
+  batch_keys keys(key);
+  std::uint64_t nonce = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(fair::deal_deck(keys.keyed(sealed, "b", commitment), "alice", nonce++, {}));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(deal_from_batch_keys);
 
 // `state.range(0)` deals in flight at once (like that many HTTP clients).
 void durable_deals(benchmark::State& state) {

@@ -113,22 +113,30 @@ std::vector<std::string> hand_check::describe(const deck_spec& spec) const {
 
 // ---- word stream ----
 
-word_stream::word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce)
-    : prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
+keyed_seed::keyed_seed(const server_seed& seed) {
   static_assert(crypto_auth_hmacsha256_KEYBYTES == seed_bytes, "the seed is the whole HMAC key");
-  static_assert(crypto_auth_hmacsha256_BYTES == digest_bytes);
-  static_assert(sizeof(crypto_auth_hmacsha256_state) <= sizeof(keyed_) &&
-                alignof(crypto_auth_hmacsha256_state) <= 64);  // keyed_ is alignas(64)
-  validate_client_seed(client_seed);
-  // Keyed only once nothing can throw, so the destructor always wipes it.
+  static_assert(sizeof(crypto_auth_hmacsha256_state) <= sizeof(state_) &&
+                alignof(crypto_auth_hmacsha256_state) <= 64);  // state_ is alignas(64)
   const auto& key = seed.bytes();
-  crypto_auth_hmacsha256_init(reinterpret_cast<crypto_auth_hmacsha256_state*>(keyed_.data()), key.data(), key.size());
+  crypto_auth_hmacsha256_init(reinterpret_cast<crypto_auth_hmacsha256_state*>(state_.data()), key.data(), key.size());
 }
 
-word_stream::~word_stream() {
-  detail::secure_wipe(keyed_.data(), keyed_.size());
-  detail::secure_wipe(block_.data(), block_.size());
+keyed_seed::~keyed_seed() { detail::secure_wipe(state_.data(), state_.size()); }
+
+word_stream::word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce)
+    : key_(nullptr), prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
+  static_assert(crypto_auth_hmacsha256_BYTES == digest_bytes);
+  validate_client_seed(client_seed);
+  // Keyed only once nothing can throw, so the destructor always wipes it.
+  key_ = &own_.emplace(seed);
 }
+
+word_stream::word_stream(const keyed_seed& key, std::string_view client_seed, std::uint64_t nonce)
+    : key_(&key), prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
+  validate_client_seed(client_seed);
+}
+
+word_stream::~word_stream() { detail::secure_wipe(block_.data(), block_.size()); }
 
 std::string word_stream::block_message(std::string_view client_seed, std::uint64_t nonce, std::uint64_t k) {
   return fmt::format("{}:{}:{}", client_seed, nonce, k);
@@ -140,7 +148,7 @@ void word_stream::next_block() {
   const auto [end, ec] = std::to_chars(std::begin(index), std::end(index), block_index_++);
   (void)ec;  // 24 characters hold any uint64
   crypto_auth_hmacsha256_state st;
-  std::memcpy(&st, keyed_.data(), sizeof st);
+  std::memcpy(&st, key_->state_.data(), sizeof st);
   crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(prefix_.data()), prefix_.size());
   crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(index),
                                 static_cast<unsigned long long>(end - index));
@@ -167,8 +175,14 @@ void check_bound(std::uint64_t m) {
 
 std::vector<card_t> deal_deck(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce,
                               const deck_spec& spec) {
+  const keyed_seed key(seed);  // wiped however the deal ends
+  return deal_deck(key, client_seed, nonce, spec);
+}
+
+std::vector<card_t> deal_deck(const keyed_seed& key, std::string_view client_seed, std::uint64_t nonce,
+                              const deck_spec& spec) {
   auto deck = make_deck(spec);  // validates the spec
-  word_stream words(seed, client_seed, nonce);
+  word_stream words(key, client_seed, nonce);
   // Durstenfeld's Fisher-Yates (CACM 7(7), 1964), from the last position down.
   for (std::size_t i = deck.size() - 1; i >= 1; --i) {
     const std::size_t j = uniform_below(words, i + 1);

@@ -275,6 +275,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
   // deal time on PostgreSQL). If a write throws, the batch is rolled back and run again with
   // a SAVEPOINT per write, so that write answers its own error and the rest commits.
   bool isolate = false, backoff = false;
+  batch_keys keys(key_);  // seeds opened by this batch's deals, wiped when it ends
   for (int attempt = 0; attempt < 5 && !refused; ++attempt) {
     error.clear();
     if (backoff) std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
@@ -287,7 +288,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
       for (const std::size_t i : order) {
         if (isolate) backend_->savepoint();
         try {
-          results[i] = apply(batch[i].req, tx, key_);
+          results[i] = apply(batch[i].req, tx, keys);
           if (isolate) backend_->flush_writes();  // inside the savepoint: a failing row is this write's
         } catch (const std::exception& e) {
           if (backend_->retryable(e)) throw;  // the transaction is doomed: retry the batch

@@ -76,7 +76,7 @@ std::optional<write_result> bad_seat(const table_state& t, unsigned seat) {
 
 }  // namespace
 
-write_result apply_hand(const open_hand& req, transaction& tx, const secret_key&) {
+write_result apply_hand(const open_hand& req, transaction& tx, batch_keys&) {
   auto t = tx.load(req.table);
   if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
   if (t->mental) return refuse_on_mental_table(t->id);
@@ -96,7 +96,7 @@ write_result apply_hand(const open_hand& req, transaction& tx, const secret_key&
   return answer(*t, t->hands, std::move(r));
 }
 
-write_result apply_hand(const commit_seat& req, transaction& tx, const secret_key&) {
+write_result apply_hand(const commit_seat& req, transaction& tx, batch_keys&) {
   auto [t, fail] = locate(tx, req.table, req.hand);
   if (!t) return fail;
   if (auto bad = bad_seat(*t, req.seat)) return *bad;
@@ -125,7 +125,7 @@ write_result apply_hand(const commit_seat& req, transaction& tx, const secret_ke
   return answer(*t, h.hand, std::move(r));
 }
 
-write_result apply_hand(const reveal_seat& req, transaction& tx, const secret_key&) {
+write_result apply_hand(const reveal_seat& req, transaction& tx, batch_keys&) {
   auto [t, fail] = locate(tx, req.table, req.hand);
   if (!t) return fail;
   if (auto bad = bad_seat(*t, req.seat)) return *bad;
@@ -159,7 +159,7 @@ write_result apply_hand(const reveal_seat& req, transaction& tx, const secret_ke
   return answer(*t, h.hand, std::move(r));
 }
 
-write_result apply_hand(const deal_hand& req, transaction& tx, const secret_key& key) {
+write_result apply_hand(const deal_hand& req, transaction& tx, batch_keys& keys) {
   auto [t, fail] = locate(tx, req.table, req.hand);
   if (!t) return fail;
   const auto h = *t->hand;
@@ -172,7 +172,7 @@ write_result apply_hand(const deal_hand& req, transaction& tx, const secret_key&
   r.commitment = t->commitment;
   r.seat_seeds = h.seeds;
   write_result out;
-  deal_cards(*t, key, r, out);
+  deal_cards(*t, keys, r, out);
   t->hand.reset();
   append(*t, r, tx);
   write_result done = answer(*t, h.hand, std::move(r));
@@ -180,7 +180,7 @@ write_result apply_hand(const deal_hand& req, transaction& tx, const secret_key&
   return done;
 }
 
-write_result apply_hand(const abort_hand& req, transaction& tx, const secret_key&) {
+write_result apply_hand(const abort_hand& req, transaction& tx, batch_keys&) {
   auto [t, fail] = locate(tx, req.table, req.hand);
   if (!t) return fail;
   const auto h = *t->hand;

@@ -16,16 +16,16 @@
 
 namespace fairdeck::service {
 
-[[nodiscard]] write_result apply_hand(const open_hand& req, transaction& tx, const secret_key& key);
-[[nodiscard]] write_result apply_hand(const commit_seat& req, transaction& tx, const secret_key& key);
-[[nodiscard]] write_result apply_hand(const reveal_seat& req, transaction& tx, const secret_key& key);
-[[nodiscard]] write_result apply_hand(const deal_hand& req, transaction& tx, const secret_key& key);
-[[nodiscard]] write_result apply_hand(const abort_hand& req, transaction& tx, const secret_key& key);
+[[nodiscard]] write_result apply_hand(const open_hand& req, transaction& tx, batch_keys& keys);
+[[nodiscard]] write_result apply_hand(const commit_seat& req, transaction& tx, batch_keys& keys);
+[[nodiscard]] write_result apply_hand(const reveal_seat& req, transaction& tx, batch_keys& keys);
+[[nodiscard]] write_result apply_hand(const deal_hand& req, transaction& tx, batch_keys& keys);
+[[nodiscard]] write_result apply_hand(const abort_hand& req, transaction& tx, batch_keys& keys);
 
 // The deal shared by both ways of dealing: r.seat_seeds and r.nonce set, fills r's client
-// seed, shoe and cards and seals it after the table's head; out.deck gets the shoe. Opens the
-// sealed seed (wiped on return). table.cpp.
-void deal_cards(table_state& t, const secret_key& key, record& r, write_result& out);
+// seed, shoe and cards and seals it after the table's head; out.deck gets the shoe. The seed
+// comes from `keys` (opened once per batch and table, wiped with the batch). table.cpp.
+void deal_cards(table_state& t, batch_keys& keys, record& r, write_result& out);
 
 // Every table write that adds a record ends here: r (sealed after t's head) becomes the head,
 // the table's next seq advances, and both the record and the table are stored. table.cpp.

@@ -175,6 +175,18 @@ fair::server_seed open_seed(std::string_view sealed, const secret_key& key, std:
   return s;
 }
 
+const fair::keyed_seed& batch_keys::keyed(std::string_view sealed, std::string_view table_id,
+                                          std::string_view commitment) {
+  auto it = opened_.find(table_id);
+  if (it != opened_.end() && it->second->sealed == sealed && it->second->commitment == commitment)
+    return it->second->key;
+  const fair::server_seed seed = open_seed(sealed, key_, table_id, commitment);
+  std::unique_ptr<opened> entry(new opened{std::string(sealed), std::string(commitment), fair::keyed_seed(seed)});
+  if (it != opened_.end()) it->second = std::move(entry);  // rotated inside the batch
+  else it = opened_.emplace(std::string(table_id), std::move(entry)).first;
+  return it->second->key;
+}
+
 std::string key_check_value(const secret_key& key) {
   detail::prepare_sodium();
   constexpr std::string_view label = "fairdeck at-rest key check v1";

@@ -86,14 +86,16 @@ write_result do_set_seed(const set_client_seed& req, transaction& tx) {
 
 }  // namespace
 
-void deal_cards(table_state& t, const secret_key& key, record& r, write_result& out) {
+void deal_cards(table_state& t, batch_keys& keys, record& r, write_result& out) {
   r.client_seed = fair::combine_client_seeds(r.seat_seeds);
   r.decks = t.spec.decks;
   r.jokers = t.spec.jokers;
-  {
-    const auto seed = open_seed(t.sealed_seed, key, t.id, t.commitment);
+  if (is_v1_seal(t.sealed_seed)) {
+    const auto seed = open_seed(t.sealed_seed, keys.key(), t.id, t.commitment);
     out.deck = fair::deal_deck(seed, r.client_seed, r.nonce, t.spec);
-    if (is_v1_seal(t.sealed_seed)) t.sealed_seed = seal_seed(seed, key, t.id);  // bind an older seal to its table
+    t.sealed_seed = seal_seed(seed, keys.key(), t.id);  // bind an older seal to its table
+  } else {
+    out.deck = fair::deal_deck(keys.keyed(t.sealed_seed, t.id, t.commitment), r.client_seed, r.nonce, t.spec);
   }
   r.cards = format_cards(out.deck, t.spec);
   seal(r, t.head_hash);
@@ -149,7 +151,7 @@ write_result replay_deal(const deal& req, const table_state& t, const transactio
   return out;
 }
 
-write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
+write_result do_deal(const deal& req, transaction& tx, batch_keys& keys) {
   auto t = tx.load(req.table);
   if (!t) return failure(outcome::not_found, fmt::format("no table '{}'", req.table));
   if (t->mental) return refuse_on_mental_table(t->id);
@@ -174,7 +176,7 @@ write_result do_deal(const deal& req, transaction& tx, const secret_key& key) {
   r.commitment = t->commitment;
   r.seat_seeds = t->seat_seeds;
   write_result out;
-  deal_cards(*t, key, r, out);
+  deal_cards(*t, keys, r, out);
   t->next_nonce += 1;
   append_to_chain(*t, r, tx);
   if (!req.idempotency_key.empty())
@@ -222,17 +224,18 @@ write_result failure(outcome code, std::string error) {
   return r;
 }
 
-write_result apply(const write_request& req, transaction& tx, const secret_key& key) {
+write_result apply(const write_request& req, transaction& tx, batch_keys& keys) {
+  const secret_key& key = keys.key();
   return std::visit(
       [&](const auto& r) -> write_result {
         using T = std::decay_t<decltype(r)>;
         if constexpr (std::is_same_v<T, open_table>) return do_open(r, tx, key);
         else if constexpr (std::is_same_v<T, set_client_seed>) return do_set_seed(r, tx);
-        else if constexpr (std::is_same_v<T, deal>) return do_deal(r, tx, key);
+        else if constexpr (std::is_same_v<T, deal>) return do_deal(r, tx, keys);
         else if constexpr (std::is_same_v<T, rotate>) return do_rotate(r, tx, key);
         else if constexpr (std::is_same_v<T, open_mental_hand> || std::is_same_v<T, mental_step_write>)
           return apply_mental(r, tx);
-        else return apply_hand(r, tx, key);
+        else return apply_hand(r, tx, keys);
       },
       req);
 }

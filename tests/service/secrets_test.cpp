@@ -84,6 +84,34 @@ TEST(ServiceSecrets, ASealedSeedIsBoundToItsTableAndCommitment) {
   EXPECT_EQ(open_seed(sealed, key, "alpha", fair::commitment(seed)), seed);
 }
 
+// A batch opens each table's seed once and deals from it as from the seed itself; a rotation
+// inside the batch (another sealed text) opens the new seed; open_seed's refusals stay.
+TEST(ServiceSecrets, ABatchOpensEachSeedOnceAndDealsWhatTheSeedDeals) {
+  const auto key = secret_key::generate();
+  const auto s1 = fair::server_seed::generate(), s2 = fair::server_seed::generate();
+  const auto sealed1 = seal_seed(s1, key, "alpha"), sealed2 = seal_seed(s2, key, "beta");
+  batch_keys keys(key);
+  const fair::keyed_seed& k1 = keys.keyed(sealed1, "alpha", fair::commitment(s1));
+  EXPECT_EQ(&keys.keyed(sealed1, "alpha", fair::commitment(s1)), &k1) << "opened again";
+  EXPECT_EQ(fair::deal_deck(k1, "alice", 3, {}), fair::deal_deck(s1, "alice", 3, {}));
+  const fair::keyed_seed& k2 = keys.keyed(sealed2, "beta", fair::commitment(s2));
+  EXPECT_NE(&k2, &k1);
+  EXPECT_EQ(fair::deal_deck(k2, "alice", 3, {}), fair::deal_deck(s2, "alice", 3, {}));
+  // alpha rotated to a new seed in the same batch
+  const auto s3 = fair::server_seed::generate();
+  const auto sealed3 = seal_seed(s3, key, "alpha");
+  EXPECT_EQ(fair::deal_deck(keys.keyed(sealed3, "alpha", fair::commitment(s3)), "alice", 3, {}),
+            fair::deal_deck(s3, "alice", 3, {}));
+  // a seal that does not open, or not with this table or commitment, is refused as by open_seed
+  EXPECT_THROW((void)keys.keyed(sealed2, "alpha", fair::commitment(s2)), seal_error);
+  EXPECT_THROW((void)keys.keyed(sealed3, "alpha", fair::commitment(s1)), seal_error);
+  batch_keys others(secret_key::generate());
+  EXPECT_THROW((void)others.keyed(sealed1, "alpha", fair::commitment(s1)), seal_error);
+  // an entry is used only for its exact seal: the refused lookups above did not replace alpha's
+  EXPECT_EQ(fair::deal_deck(keys.keyed(sealed3, "alpha", fair::commitment(s3)), "bob", 0, {}),
+            fair::deal_deck(s3, "bob", 0, {}));
+}
+
 // Stores written before v2 hold crypto_secretbox seals without associated data: they still
 // open, and a copy into another table is caught by the commitment.
 TEST(ServiceSecrets, OlderV1SealsStillOpenAndAreCheckedAgainstTheCommitment) {

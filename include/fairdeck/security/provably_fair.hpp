@@ -85,10 +85,28 @@ void validate_client_seed(std::string_view client_seed);
 }
 
 // ---- the stream, per the spec ----
+// The seed as the stream's HMAC-SHA256 key, its inner and outer pads hashed once: every block
+// then costs two SHA-256 compressions instead of four, and a dealer that deals many times from
+// one seed (a table's standing seed) pays the pads once, not per deal. Words and decks from it
+// are exactly those of the seed. Holds key material: wiped by the destructor; not copyable.
+class keyed_seed {
+ public:
+  explicit keyed_seed(const server_seed& seed);
+  keyed_seed(const keyed_seed&) = delete;
+  keyed_seed& operator=(const keyed_seed&) = delete;
+  ~keyed_seed();
+
+ private:
+  friend class word_stream;
+  alignas(64) std::array<unsigned char, 256> state_{};  // crypto_auth_hmacsha256_state after init
+};
+
 // Words of HMAC-SHA256(seed, "<client_seed>:<nonce>:<k>"), k = 0, 1, 2, ..., 8 per block.
 class word_stream {
  public:
   word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce);
+  // From a keyed seed, which must outlive the stream.
+  word_stream(const keyed_seed& key, std::string_view client_seed, std::uint64_t nonce);
   word_stream(const word_stream&) = delete;
   word_stream& operator=(const word_stream&) = delete;
   ~word_stream();
@@ -100,9 +118,8 @@ class word_stream {
 
  private:
   void next_block();
-  // HMAC-SHA256 keyed with the seed, after the key's inner and outer pads: each block then
-  // costs two SHA-256 compressions instead of four. Holds key material: wiped by the destructor.
-  alignas(64) std::array<unsigned char, 256> keyed_{};
+  std::optional<keyed_seed> own_;  // keyed here when built from a seed
+  const keyed_seed* key_;
   std::string prefix_;  // "<client_seed>:<nonce>:"
   std::uint64_t block_index_ = 0;
   digest block_{};
@@ -126,6 +143,9 @@ template <class WordSource>
 // The deck for (seed, client seed, nonce): position 0 is dealt first. Throws
 // fair_input_error for an invalid client seed, std::invalid_argument for a bad spec.
 [[nodiscard]] std::vector<card_t> deal_deck(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce,
+                                            const deck_spec& spec);
+// The same deck from the keyed seed (keyed_seed above: the pads are not hashed again).
+[[nodiscard]] std::vector<card_t> deal_deck(const keyed_seed& key, std::string_view client_seed, std::uint64_t nonce,
                                             const deck_spec& spec);
 
 // Result of checking a published deal. Every check runs, so all problems are reported.

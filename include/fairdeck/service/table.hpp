@@ -186,7 +186,8 @@ struct write_result {
 // Runs one write inside `tx`. Every check comes before the first write, so an invalid
 // request returns a failure having written nothing; store errors (and a sealed seed that
 // does not open) propagate as exceptions and the caller rolls the transaction back.
-[[nodiscard]] write_result apply(const write_request& req, transaction& tx, const secret_key& key);
+// `keys`: the at-rest key, and the seeds opened so far in this batch (secrets.hpp).
+[[nodiscard]] write_result apply(const write_request& req, transaction& tx, batch_keys& keys);
 
 // The shared rule (fairdeck::validate_game) worded for a table: its seats are the players.
 [[nodiscard]] std::optional<std::string> check_game(const game_spec& g, const table_state& t);
