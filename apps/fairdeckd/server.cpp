@@ -36,6 +36,10 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using role_t = http_request::listener_role;
+// Each connection's strand as a concrete type, not Asio's type-erased any_io_executor: every
+// async step of a request copied and queried that wrapper (shared_ptr copies, virtual calls).
+using strand_t = net::strand<net::io_context::executor_type>;
+using socket_t = net::basic_stream_socket<tcp, strand_t>;
 
 constexpr auto accept_backoff = std::chrono::milliseconds(100);
 
@@ -92,7 +96,8 @@ std::string to_text(const tcp::endpoint& ep) {
 
 // The answer to a connection over a cap: written without waiting (it fits any socket buffer),
 // then the connection is closed.
-void refuse(tcp::socket& s, shared_state& state) {
+template <class Socket>
+void refuse(Socket& s, shared_state& state) {
   static const std::string body = "{\"error\":\"too many connections\",\"status\":503}\n";
   static const std::string answer = fmt::format(
       "HTTP/1.1 503 Service Unavailable\r\nServer: fairdeckd\r\nContent-Type: application/json\r\n"
@@ -101,14 +106,14 @@ void refuse(tcp::socket& s, shared_state& state) {
   beast::error_code ec;
   s.non_blocking(true, ec);
   s.write_some(net::buffer(answer), ec);
-  s.shutdown(tcp::socket::shutdown_both, ec);
+  s.shutdown(net::socket_base::shutdown_both, ec);
   s.close(ec);
   state.handler.count(503);
 }
 
 class session : public std::enable_shared_from_this<session> {
  public:
-  session(tcp::socket&& socket, shared_state& state, role_t role, net::ip::address peer,
+  session(socket_t&& socket, shared_state& state, role_t role, net::ip::address peer,
           std::unique_ptr<connection_counter::slot> slot)
       : stream_(std::move(socket)), state_(state), role_(role), peer_(peer), slot_(std::move(slot)) {}
 
@@ -232,10 +237,10 @@ class session : public std::enable_shared_from_this<session> {
 
   void close() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.socket().shutdown(net::socket_base::shutdown_send, ec);
   }
 
-  beast::tcp_stream stream_;
+  beast::basic_stream<tcp, strand_t> stream_;
   shared_state& state_;
   role_t role_;
   net::ip::address peer_;
@@ -277,7 +282,7 @@ class listener : public std::enable_shared_from_this<listener> {
     acceptor_.async_accept(net::make_strand(ioc_), beast::bind_front_handler(&listener::on_accept, shared_from_this()));
   }
 
-  void on_accept(beast::error_code ec, tcp::socket socket) {
+  void on_accept(beast::error_code ec, socket_t socket) {
     if (ec == net::error::operation_aborted || state_.stopping) return;
     if (ec == net::error::connection_aborted) return do_accept();  // the client gave up; nothing wrong here
     if (ec) return on_accept_failure(ec);
@@ -287,7 +292,7 @@ class listener : public std::enable_shared_from_this<listener> {
     do_accept();
   }
 
-  void admit(tcp::socket socket) {
+  void admit(socket_t socket) {
     beast::error_code ec;
     const auto peer = socket.remote_endpoint(ec);
     if (ec) return;  // already gone
