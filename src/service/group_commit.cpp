@@ -177,8 +177,11 @@ namespace {
 // that table loads (and locks) the row again.
 class batch_tx final : public transaction {
  public:
-  // `log`: the tree kept with the records (log_tree.hpp), or null.
-  batch_tx(transaction& inner, log_writer* log, tree_storage* trees) : inner_(inner), log_(log), trees_(trees) {}
+  // `log`: the tree kept with the records (log_tree.hpp), or null. `undoable`: a write can be
+  // undone alone (a savepoint per write); else a failed write fails the whole batch, which is
+  // then run again undoable, and the rows' before-images need not be kept (a copy per write).
+  batch_tx(transaction& inner, log_writer* log, tree_storage* trees, bool undoable)
+      : inner_(inner), log_(log), trees_(trees), undoable_(undoable) {}
   std::optional<table_state> load(std::string_view id) override {
     if (auto it = cache_.find(std::string(id)); it != cache_.end()) return it->second;
     auto t = inner_.load(id);
@@ -234,12 +237,14 @@ class batch_tx final : public transaction {
     bool dirty = false;
   };
   void remember(const std::string& id) {
+    if (!undoable_) return;
     const auto it = cache_.find(id);
     undo_.push_back(saved{id, it == cache_.end() ? std::nullopt : std::optional(it->second), dirty_.contains(id)});
   }
   transaction& inner_;
   log_writer* log_;
   tree_storage* trees_;
+  bool undoable_;
   std::map<std::string, table_state> cache_;
   std::set<std::string> dirty_;
   std::vector<saved> undo_;
@@ -284,7 +289,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
       backend_->begin();
       if (log) log->begin();
       backend_->prefetch(tables, log.has_value());
-      batch_tx tx(backend_->tx(), log ? &*log : nullptr, trees);
+      batch_tx tx(backend_->tx(), log ? &*log : nullptr, trees, isolate);
       for (const std::size_t i : order) {
         if (isolate) backend_->savepoint();
         try {
