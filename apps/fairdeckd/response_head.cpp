@@ -31,9 +31,9 @@ std::string response_head(const http_response& r, bool keep_alive) {
   std::vector<std::pair<std::string_view, std::string_view>> fields{{"Server", "fairdeckd"},
                                                                     {"Content-Type", r.content_type},
                                                                     {"Cache-Control", "no-store"}};
-  for (const auto& [name, value] : r.headers) {
-    std::erase_if(fields, [&](const auto& f) { return same_name(f.first, name); });
-    fields.emplace_back(name, value);
+  for (const auto& field : r.headers) {
+    std::erase_if(fields, [&](const auto& f) { return same_name(f.first, field.first); });
+    fields.emplace_back(field.first, field.second);
   }
   const std::string length = std::to_string(r.body.size());
   if (!keep_alive) fields.emplace_back("Connection", "close");

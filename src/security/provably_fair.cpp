@@ -127,8 +127,7 @@ word_stream::word_stream(const server_seed& seed, std::string_view client_seed, 
     : key_(nullptr), prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
   static_assert(crypto_auth_hmacsha256_BYTES == digest_bytes);
   validate_client_seed(client_seed);
-  // Keyed only once nothing can throw, so the destructor always wipes it.
-  key_ = &own_.emplace(seed);
+  key_ = &own_.emplace(seed);  // after the check: a refused client seed makes no key material
 }
 
 word_stream::word_stream(const keyed_seed& key, std::string_view client_seed, std::uint64_t nonce)
