@@ -6,6 +6,7 @@
 #include "pg_batch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 
@@ -57,7 +58,7 @@ table_state read_table_row(const pqxx::row& row, std::string_view id) {
 
 class pg_backend final : public batch_backend, public transaction {
  public:
-  explicit pg_backend(std::string uri) : uri_(std::move(uri)), trees_(tx_, *this, deferred_) {}
+  explicit pg_backend(std::string uri) : uri_(std::move(uri)), trees_(tx_, *this) {}
 
   // Connects when there is no connection. After a failed attempt the next ones wait a
   // growing pause (0.1 s doubling to 1 s): meanwhile batches fail at once as unavailable
@@ -96,7 +97,8 @@ class pg_backend final : public batch_backend, public transaction {
   void commit() override {
     flush_writes();  // normally done already by the committer
     std::string sql;
-    sql.swap(deferred_);
+    render_updates(sql);
+    trees_.render_writes(sql);
     sql += "COMMIT";
     try {
       tx_->exec0(sql);
@@ -163,16 +165,12 @@ class pg_backend final : public batch_backend, public transaction {
                                       nlohmann::json(t.seat_seeds).dump(), hand_state_text(t));
     if (r.affected_rows() == 0) throw table_exists(t.id);
   }
-  // Called once per table at the end of a batch (batch_tx::write_back): deferred, sent with
-  // the tree's writes and COMMIT in one round trip (commit()).
+  // Called once per table at the end of a batch (batch_tx::write_back): buffered, and sent
+  // with the tree's writes and COMMIT in one round trip (commit()), one UPDATE for all the
+  // batch's tables.
   void update(const table_state& t) override {
-    const auto& x = *tx_;
-    deferred_ += fmt::format(
-        "UPDATE fairdeck_tables SET sealed_seed = {}, commitment = {}, next_nonce = {}, next_seq = {}, head_hash = {}, "
-        "seat_seeds = {}, hands = {} WHERE id = {};\n",
-        literal(x, t.sealed_seed), literal(x, t.commitment), as_db(t.next_nonce), as_db(t.next_seq),
-        literal(x, t.head_hash), literal(x, nlohmann::json(t.seat_seeds).dump()), literal(x, hand_state_text(t)),
-        literal(x, t.id));
+    updates_.insert_or_assign(t.id, table_update{t.sealed_seed, t.commitment, as_db(t.next_nonce), as_db(t.next_seq),
+                                                 t.head_hash, nlohmann::json(t.seat_seeds).dump(), hand_state_text(t)});
   }
   // Records are buffered and sent by flush_writes (the committer calls it after the batch's
   // writes; reads of records and COMMIT flush first), so a batch of n deals costs one INSERT
@@ -216,13 +214,42 @@ class pg_backend final : public batch_backend, public transaction {
     for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
     pending_ = 0;
   }
-  void drop_deferred() noexcept { deferred_.clear(); }
+  void drop_deferred() noexcept { updates_.clear(); }
+  // The buffered table rows as one UPDATE ... FROM unnest(...) (";\n"-terminated), then forgotten.
+  void render_updates(std::string& sql) {
+    if (updates_.empty()) return;
+    std::array<std::string, 8> a;  // id, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands
+    for (const auto& [id, u] : updates_) {
+      for (auto& x : a) x += x.empty() ? '{' : ',';
+      quoted_element(a[0], id);
+      quoted_element(a[1], u.sealed_seed);
+      quoted_element(a[2], u.commitment);
+      a[3] += std::to_string(u.next_nonce);
+      a[4] += std::to_string(u.next_seq);
+      quoted_element(a[5], u.head_hash);
+      quoted_element(a[6], u.seat_seeds);
+      quoted_element(a[7], u.hands);
+    }
+    const auto& x = *tx_;
+    for (auto& v : a) v = literal(x, v + '}');
+    sql += fmt::format(
+        "UPDATE fairdeck_tables AS t SET sealed_seed = u.s, commitment = u.c, next_nonce = u.n, next_seq = u.q, "
+        "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM unnest({}::text[], {}::text[], {}::text[], {}::bigint[], "
+        "{}::bigint[], {}::text[], {}::text[], {}::text[]) AS u(id, s, c, n, q, h, e, d) WHERE t.id = u.id;\n",
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    updates_.clear();
+  }
   std::string uri_;
   // The buffered records as five array literals (table ids, seqs, nonces, bodies, hashes).
   std::string tables_arr_, seqs_arr_, nonces_arr_, bodies_arr_, hashes_arr_;
   std::size_t pending_ = 0;
-  // SQL sent with COMMIT (update, and the tree's insert_nodes and save_head): ";\n"-terminated.
-  std::string deferred_;
+  // Table rows written with COMMIT (update), by id: the last state of each table in the batch.
+  struct table_update {
+    std::string sealed_seed, commitment;
+    std::int64_t next_nonce = 0, next_seq = 0;
+    std::string head_hash, seat_seeds, hands;
+  };
+  std::map<std::string, table_update, std::less<>> updates_;
   std::map<std::string, std::optional<table_state>, std::less<>> prefetched_;  // this transaction's
   std::unique_ptr<pqxx::connection> conn_;
   std::optional<pqxx::nontransaction> tx_;

@@ -44,9 +44,13 @@ std::string array_literal(std::span<const T> items, F&& fn) {
 // One element of an array literal as a quoted string: \ and " escaped (any text but NUL).
 inline void quoted_element(std::string& out, std::string_view v) {
   out += '"';
-  for (const char c : v) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+  for (std::size_t at = 0;;) {  // runs between the characters to escape, appended whole
+    const std::size_t next = v.find_first_of("\"\\", at);
+    out.append(v.substr(at, next - at));
+    if (next == std::string_view::npos) break;
+    out += '\\';
+    out += v[next];
+    at = next + 1;
   }
   out += '"';
 }
@@ -60,27 +64,45 @@ void prepare_tree_statements(pqxx::connection& c);
 
 // The writer's tree_storage, inside its open transaction `tx`. `writes` is the writer's
 // backend: its buffered records are flushed before a query reads fairdeck_records. The
-// writes (insert_nodes, save_head) are appended to `deferred` as SQL text, which the backend
-// sends with its COMMIT (one round trip for every write whose answer nothing reads).
+// writes (insert_nodes, save_head) are buffered and rendered by render_writes as SQL text,
+// which the backend sends with its COMMIT (one round trip for every write whose answer
+// nothing reads): one INSERT of all the batch's nodes and one upsert of all its heads.
 class tree_statements final : public tree_storage {
  public:
-  tree_statements(std::optional<pqxx::nontransaction>& tx, batch_backend& writes, std::string& deferred)
-      : tx_(tx), writes_(writes), deferred_(deferred) {}
+  tree_statements(std::optional<pqxx::nontransaction>& tx, batch_backend& writes) : tx_(tx), writes_(writes) {}
   // Locks and reads the heads of `tables` (ascending; `ids`: the same as an array literal) in
   // one round trip; load_head answers them from here until forget() (a new transaction).
   void prefetch(std::span<const std::string> tables, const std::string& ids);
-  void forget() noexcept { prefetched_.clear(); }
+  // A new transaction: nothing prefetched, nothing buffered.
+  void forget() noexcept {
+    prefetched_.clear();
+    drop_writes();
+    rebuilding_ = false;
+  }
   std::optional<head> load_head(std::string_view table) override;
   void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override;
   void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override;
   std::vector<std::string> record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) override;
   std::vector<std::pair<std::string, std::uint64_t>> tables_behind() override;
+  // Appends the buffered writes to `sql` as ";\n"-terminated statements and forgets them.
+  void render_writes(std::string& sql);
 
  private:
+  struct saved_head {
+    std::uint64_t size = 0;
+    std::string frontier, checkpoint;
+  };
+  void spill_if_large();
+  void drop_writes() noexcept;
   std::optional<pqxx::nontransaction>& tx_;
   batch_backend& writes_;
-  std::string& deferred_;
   std::map<std::string, std::optional<head>, std::less<>> prefetched_;
+  // Buffered nodes as four array literals (tables, levels, indexes, hex hashes) and heads by table.
+  std::string node_tables_, node_levels_, node_indexes_, node_hashes_;
+  std::size_t node_count_ = 0;
+  std::map<std::string, saved_head, std::less<>> heads_;
+  std::size_t buffered_bytes_ = 0;
+  bool rebuilding_ = false;  // tables_behind() was asked: build_missing_trees, which may race another instance
 };
 
 // Readers (store::tree_head, tree_nodes, cosignatures) and the cosignature write.

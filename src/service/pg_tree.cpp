@@ -46,33 +46,82 @@ std::optional<tree_storage::head> tree_statements::load_head(std::string_view ta
   return head{tlog::frontier::from_text(r[0][0].as<std::string>()), r[0][1].as<std::string>()};
 }
 
+// The batch's heads and nodes are buffered and written with COMMIT (render_writes): one
+// statement per kind for the whole batch, whatever its number of tables, so PostgreSQL parses
+// and plans two statements a batch instead of two per table.
 void tree_statements::save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) {
-  const auto& x = *tx_;
-  deferred_ += fmt::format(
-      "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES({}, {}, {}, {}) "
-      "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
-      "checkpoint = excluded.checkpoint;\n",
-      literal(x, std::string(table)), as_db(tree.size()), literal(x, tree.to_text()),
-      literal(x, std::string(checkpoint)));
+  std::string frontier = tree.to_text();
+  buffered_bytes_ += table.size() + frontier.size() + checkpoint.size() + 24;
+  heads_.insert_or_assign(std::string(table), saved_head{tree.size(), std::move(frontier), std::string(checkpoint)});
+  spill_if_large();
 }
 
 void tree_statements::insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) {
-  if (nodes.empty()) return;
-  using row = std::pair<node_ref, tlog::hash>;
-  const auto& x = *tx_;
-  deferred_ += fmt::format(
-      "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT {}, l, i, decode(h, 'hex') "
-      "FROM unnest({}::int[], {}::bigint[], {}::text[]) AS n(l, i, h) ON CONFLICT DO NOTHING;\n",
-      literal(x, std::string(table)),
-      literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.first); })),
-      literal(x, array_literal(nodes, [](const row& n) { return std::to_string(n.first.second); })),
-      literal(x, array_literal(nodes, [](const row& n) { return tlog::to_hex(n.second); })));
-  // Building a whole tree (build_missing_trees, 65,536 leaves a call) must not hold it all as
-  // text until COMMIT: past 4 MB the deferred statements go now, inside the same transaction.
-  if (deferred_.size() > (std::size_t{1} << 22)) {
-    tx_->exec0(deferred_);
-    deferred_.clear();
+  for (const auto& [ref, hash] : nodes) {
+    const char sep = node_count_ == 0 ? '{' : ',';
+    node_tables_ += sep;
+    quoted_element(node_tables_, table);
+    node_levels_ += sep;
+    node_levels_ += std::to_string(ref.first);
+    node_indexes_ += sep;
+    node_indexes_ += std::to_string(ref.second);
+    node_hashes_ += sep;
+    node_hashes_ += tlog::to_hex(hash);
+    ++node_count_;
+    buffered_bytes_ += table.size() + 96;
   }
+  spill_if_large();
+}
+
+// Building a whole tree (build_missing_trees, 65,536 leaves a call, any number of tables) must
+// not hold it all as text until COMMIT: past 4 MB the buffered writes go now, inside the same
+// transaction.
+void tree_statements::spill_if_large() {
+  if (buffered_bytes_ <= (std::size_t{1} << 22)) return;
+  std::string sql;
+  render_writes(sql);
+  tx_->exec0(sql);
+}
+
+void tree_statements::render_writes(std::string& sql) {
+  const auto& x = *tx_;
+  if (node_count_ > 0) {
+    for (auto* a : {&node_tables_, &node_levels_, &node_indexes_, &node_hashes_}) *a += '}';
+    // A batch's nodes are new (the table's row and head are locked, and a node is written once,
+    // when its subtree closes): a plain INSERT, half the work of ON CONFLICT's speculative
+    // insertion. Rebuilding trees on open may race another instance doing the same: there,
+    // an identical node already present is skipped.
+    sql += fmt::format(
+        "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT t, l, i, decode(h, 'hex') "
+        "FROM unnest({}::text[], {}::int[], {}::bigint[], {}::text[]) AS n(t, l, i, h){};\n",
+        literal(x, node_tables_), literal(x, node_levels_), literal(x, node_indexes_), literal(x, node_hashes_),
+        rebuilding_ ? " ON CONFLICT DO NOTHING" : "");
+  }
+  if (!heads_.empty()) {
+    std::string ids = "{", sizes = "{", frontiers = "{", checkpoints = "{";
+    for (const auto& [table, h] : heads_) {
+      if (ids.size() > 1) ids += ',', sizes += ',', frontiers += ',', checkpoints += ',';
+      quoted_element(ids, table);
+      sizes += std::to_string(as_db(h.size));
+      quoted_element(frontiers, h.frontier);
+      quoted_element(checkpoints, h.checkpoint);
+    }
+    for (auto* a : {&ids, &sizes, &frontiers, &checkpoints}) *a += '}';
+    sql += fmt::format(
+        "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) "
+        "SELECT * FROM unnest({}::text[], {}::bigint[], {}::text[], {}::text[]) "
+        "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
+        "checkpoint = excluded.checkpoint;\n",
+        literal(x, ids), literal(x, sizes), literal(x, frontiers), literal(x, checkpoints));
+  }
+  drop_writes();
+}
+
+void tree_statements::drop_writes() noexcept {
+  for (auto* a : {&node_tables_, &node_levels_, &node_indexes_, &node_hashes_}) a->clear();
+  node_count_ = 0;
+  heads_.clear();
+  buffered_bytes_ = 0;
 }
 
 std::vector<std::string> tree_statements::record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) {
@@ -85,6 +134,7 @@ std::vector<std::string> tree_statements::record_hashes(std::string_view table, 
 
 std::vector<std::pair<std::string, std::uint64_t>> tree_statements::tables_behind() {
   writes_.flush_writes();
+  rebuilding_ = true;  // only build_missing_trees asks (log_tree.cpp)
   std::vector<std::pair<std::string, std::uint64_t>> out;
   for (const auto& row : tx_->exec("SELECT t.id, t.next_seq FROM fairdeck_tables t LEFT JOIN fairdeck_tree_heads h "
                                    "ON h.table_id = t.id WHERE h.size IS NULL OR h.size <> t.next_seq ORDER BY t.id"))

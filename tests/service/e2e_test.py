@@ -492,6 +492,13 @@ def pg_cluster(tmp):
         check(o.returncode == 0, f"psql: {o.stderr}")
         return o.stdout.strip()
 
+    def psql_session():
+        """A psql reading statements from its stdin (one session: a transaction can stay open)."""
+        return subprocess.Popen(as_pg + [f"{pgbin}/psql", "-h", pgdir, "-p", port, "-U", "postgres", "-d", "fairdeck",
+                                         "-v", "ON_ERROR_STOP=1", "-Atq"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    psql.session = psql_session
     pg_start()
     try:
         check(run(f"{pgbin}/createdb", "-h", pgdir, "-p", port, "-U", "postgres", "fairdeck").returncode == 0, "createdb")
@@ -501,7 +508,7 @@ def pg_cluster(tmp):
 
 
 def postgres(tmp):
-    with pg_cluster(tmp) as (uri, pg_start, pg_stop, _):
+    with pg_cluster(tmp) as (uri, pg_start, pg_stop, psql):
         key = os.path.join(tmp, "pg.key")
         token = init(uri, "--key-file", key)
         a = Server(uri, "--key-file", key)
@@ -554,7 +561,36 @@ def postgres(tmp):
             for d in (x for x in acked if x["table"] == t):
                 tlog_e2e_test.check_receipt(d["receipt"], leaves, log_name, t)
         check(a.stop() == 0 and b.stop() == 0, "clean stop of both instances")
-        print(f"postgres: ok ({len(acked)} deals from two instances, no nonce reused)")
+        # Trees rebuilt on open (a store from before the log, or lost trees) while another
+        # instance's identical rebuild holds one of the nodes uncommitted: the rebuild waits for
+        # it, then skips the identical node instead of failing on the duplicate key.
+        nodes = psql("SELECT count(*) FROM fairdeck_tree_nodes")
+        first = psql("SELECT encode(hash, 'hex') FROM fairdeck_tree_nodes WHERE table_id = 'other' AND level = 1 AND idx = 0")
+        check(int(nodes) > 0 and len(first) == 64, f"nodes stored: {nodes} {first!r}")
+        psql("DELETE FROM fairdeck_tree_heads; DELETE FROM fairdeck_tree_nodes")
+        holder = psql.session()
+        holder.stdin.write("BEGIN;\nINSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) "
+                           f"VALUES('other', 1, 0, decode('{first}', 'hex'));\nSELECT 'held';\n")
+        holder.stdin.flush()
+        check(holder.stdout.readline().strip() == "held", f"the node held: {holder.stderr.read() if holder.poll() else ''}")
+        started = []
+        opener = threading.Thread(target=lambda: started.append(Server(uri, "--key-file", key)))
+        opener.start()
+        time.sleep(1.5)  # the rebuild reaches the held node and waits for its transaction
+        holder.stdin.write("COMMIT;\n")
+        holder.stdin.close()
+        check(holder.wait(timeout=60) == 0, f"holder: {holder.stderr.read()}")
+        opener.join(timeout=120)
+        check(len(started) == 1, "the instance rebuilding the trees did not start")
+        c = started[0]
+        check(psql("SELECT count(*) FROM fairdeck_tree_nodes") == nodes, "rebuilt trees have other nodes")
+        for t in ("shared", "other"):
+            tlog_e2e_test.check_tree(c, t, log_name, samples=4)
+        status, d = call(c.conn(), "POST", "/v1/tables/other/deals", {}, token)
+        check(status == 200, f"deal after the rebuild: {status} {d}")
+        tlog_e2e_test.check_receipt(d["receipt"], tlog_e2e_test.leaves_of(c, "other"), log_name, "other")
+        check(c.stop() == 0, "clean stop after the rebuild")
+        print(f"postgres: ok ({len(acked)} deals from two instances, no nonce reused; trees rebuilt)")
 
 
 def run_scenario(scenarios, prefix):
