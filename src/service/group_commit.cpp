@@ -5,6 +5,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -216,7 +217,8 @@ class batch_tx final : public transaction {
     undo_.clear();
     if (log_) log_->keep();
   }
-  void undo() {  // the write was rolled back
+  void undo() {  // the write was rolled back (only a transaction run undoable kept what to restore)
+    if (!undoable_) throw std::logic_error("batch_tx::undo: this batch keeps no before-images");
     if (log_) log_->undo();
     for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
       if (it->before) cache_[it->id] = *it->before;

@@ -192,15 +192,21 @@ void fisher_yates(It first, std::uint64_t n, Next&& next) {
     }
     unsigned k = batch_size<W>(i);
     if (k > i - 1) k = static_cast<unsigned>(i - 1);
-    auto step = [&]<unsigned K>() FAIRDECK_LAMBDA_INLINE {
-      std::uint64_t product = 1;
-      for (unsigned j = 0; j < K; ++j) product *= (sizes[j] = i - j);
-      roll_dice<W>(next, sizes.data(), K, product, dice.data());
-      for (unsigned j = 0; j < K; ++j)
-        std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i - 1 - j), first + static_cast<std::ptrdiff_t>(dice[j]));
+    // A run of batches of the same size: batch_size(i) stays k while i > batch_limits[k + 1]
+    // (and k <= i - 1), so k and its unrolled code are chosen once per run, not per batch.
+    // The same batches as choosing k afresh each time: the same dice, the same order.
+    const std::uint64_t stop = std::max<std::uint64_t>(k < max_batch ? batch_limits<W>[k + 1] : 0, k);
+    auto run = [&]<unsigned K>() FAIRDECK_LAMBDA_INLINE {
+      do {
+        std::uint64_t product = 1;
+        for (unsigned j = 0; j < K; ++j) product *= (sizes[j] = i - j);
+        roll_dice<W>(next, sizes.data(), K, product, dice.data());
+        for (unsigned j = 0; j < K; ++j)
+          std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i - 1 - j), first + static_cast<std::ptrdiff_t>(dice[j]));
+        i -= K;
+      } while (i > stop);
     };
-    with_static_batch(k, step);
-    i -= k;
+    with_static_batch(k, run);
   }
 }
 
