@@ -514,7 +514,9 @@ def postgres(tmp):
         a = Server(uri, "--key-file", key)
         b = Server(uri, "--key-file", key)
         open_table(a.conn(), token, "shared", ["p1", "p2"])
-        open_table(b.conn(), token, "other", ["q"])
+        # A seed with a quote, a backslash and a non-ASCII letter: records and table rows reach
+        # PostgreSQL inside array literals, whose escaping this exercises.
+        open_table(b.conn(), token, "other", ['q "x" \\ y\\ \u00e9'])
         acked, errors_seen, lock, stop = [], [], threading.Lock(), threading.Event()
         workers = [threading.Thread(target=load, args=(srv, token, ["shared", "other"], stop, acked, errors_seen, lock))
                    for srv in (a, b) for _ in range(8)]
