@@ -13,6 +13,9 @@
 #               CPU has it) on the rand_cards input; the ratio is against OMPEval's rand_cards
 #   enum_nested all 133,784,560 hands, nested loops adding a card per level ("Seq")
 #   enum_library fairdeck's own enumeration (for_each_hand<7>) against OMPEval's enum_nested
+# The rand_* items time all PASSES passes together; an enumeration item runs PASSES whole
+# enumerations and reports its fastest (each is one 0.15-0.4 s sample, which a noisy moment of
+# a shared VM slowed by up to 1.6x between two runs a second apart).
 # Paired runs: every ratio's two sides run back to back, each in its own process (OMPEval's item,
 # then fairdeck's; the other way round in even rounds), for ROUNDS rounds. A round's ratio is
 # the ratio of one such pair, so the machine's drift over a round (one side's rate moved by up
