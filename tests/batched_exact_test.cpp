@@ -468,3 +468,31 @@ TEST(BatchedExact, SameOrdersAsBeforeTheFastPaths) {
   EXPECT_EQ(p7, want_p7);
   EXPECT_EQ(p12, want_p12);
 }
+
+TEST(BatchedExact, RunsOfEqualBatchesDealWhatBatchByBatchDeals) {
+  // fisher_yates chooses a batch size once per run of equal batches; the reference below
+  // chooses it afresh for every batch, as the algorithm is stated. Same words, same dice, same
+  // order, for sizes that cross every batch-size boundary of 64-bit words.
+  const auto reference = [](std::vector<std::uint32_t>& v, fairdeck::xoshiro256pp& e) {
+    std::array<std::uint64_t, fb::max_batch> sizes{}, dice{};
+    fb::engine_words<fairdeck::xoshiro256pp> next{e};
+    for (std::uint64_t i = v.size(); i > 1;) {
+      const unsigned k = std::min<unsigned>(fb::batch_size<64>(i), static_cast<unsigned>(i - 1));
+      std::uint64_t product = 1;
+      for (unsigned j = 0; j < k; ++j) product *= (sizes[j] = i - j);
+      fb::roll_dice<64>(next, sizes.data(), k, product, dice.data());
+      for (unsigned j = 0; j < k; ++j) std::swap(v[i - 1 - j], v[dice[j]]);
+      i -= k;
+    }
+  };
+  for (const std::size_t n : {0, 1, 2, 3, 12, 13, 52, 75, 76, 312, 1000, 4097, 70000, 300000, 3000000}) {
+    std::vector<std::uint32_t> a(n), b(n);
+    std::iota(a.begin(), a.end(), 0u);
+    b = a;
+    fairdeck::xoshiro256pp x(n + 7), y(n + 7);
+    fb::fisher_yates<64>(a.begin(), n, fb::engine_words<fairdeck::xoshiro256pp>{x});
+    reference(b, y);
+    EXPECT_EQ(a, b) << "n = " << n;
+    EXPECT_EQ(x(), y()) << "n = " << n << ": not the same number of words";
+  }
+}
