@@ -82,7 +82,7 @@ class pg_backend final : public batch_backend, public transaction {
       }
     }
     drop_pending();
-    drop_deferred();
+    drop_updates();
     prefetched_.clear();
     trees_.forget();
     tx_.emplace(*conn_);
@@ -114,7 +114,7 @@ class pg_backend final : public batch_backend, public transaction {
   // demoted to a standby (read-only), and the next batch must find the primary again.
   void rollback() noexcept override {
     drop_pending();
-    drop_deferred();
+    drop_updates();
     prefetched_.clear();
     trees_.forget();
     try {
@@ -145,12 +145,9 @@ class pg_backend final : public batch_backend, public transaction {
   // instead of two per table. Absent rows are remembered as absent.
   void prefetch(std::span<const std::string> tables, bool trees) override {
     if (tables.empty()) return;
-    std::string ids = "{";
-    for (const auto& t : tables) {
-      if (ids.size() > 1) ids += ',';
-      quoted_element(ids, t);
-    }
-    ids += '}';
+    array_builder id_array;
+    for (const auto& t : tables) id_array.quoted(t);
+    const std::string ids = id_array.take();
     for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
     for (const auto& row : tx_->exec_prepared("load_many", ids)) {
       const auto id = row[10].as<std::string>();
@@ -176,22 +173,20 @@ class pg_backend final : public batch_backend, public transaction {
   // writes; reads of records and COMMIT flush first), so a batch of n deals costs one INSERT
   // round trip instead of n. UNIQUE/PRIMARY KEY violations then surface at the flush.
   void append(const record& rec) override {
-    const bool first = pending_ == 0;
-    const auto sep = [&](std::string& a) { a += first ? '{' : ','; };
-    sep(tables_arr_), sep(seqs_arr_), sep(nonces_arr_), sep(bodies_arr_), sep(hashes_arr_);
-    quoted_element(tables_arr_, rec.table);
-    seqs_arr_ += std::to_string(as_db(rec.seq));
-    nonces_arr_ += takes_nonce(rec.type) ? std::to_string(as_db(rec.nonce)) : std::string("NULL");
-    quoted_element(bodies_arr_, canonical_text(rec));
-    quoted_element(hashes_arr_, rec.hash);
-    ++pending_;
+    tables_arr_.quoted(rec.table);
+    seqs_arr_.number(as_db(rec.seq));
+    if (takes_nonce(rec.type))
+      nonces_arr_.number(as_db(rec.nonce));
+    else
+      nonces_arr_.bare("NULL");
+    bodies_arr_.quoted(canonical_text(rec));
+    hashes_arr_.quoted(rec.hash);
   }
   void flush_writes() override {
-    if (pending_ == 0) return;
-    for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) *a += '}';
-    std::string t, q, n, b, h;  // moved out first: after a failure nothing stays buffered
-    t.swap(tables_arr_), q.swap(seqs_arr_), n.swap(nonces_arr_), b.swap(bodies_arr_), h.swap(hashes_arr_);
-    pending_ = 0;
+    if (tables_arr_.empty()) return;
+    // Taken first: after a failure nothing stays buffered.
+    const std::string t = tables_arr_.take(), q = seqs_arr_.take(), n = nonces_arr_.take(), b = bodies_arr_.take(),
+                      h = hashes_arr_.take();
     tx_->exec_prepared("append_many", t, q, n, b, h);
   }
   std::optional<idempotent_deal> find_idempotency(std::string_view table, std::string_view key) override {
@@ -212,26 +207,24 @@ class pg_backend final : public batch_backend, public transaction {
  private:
   void drop_pending() noexcept {
     for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
-    pending_ = 0;
   }
-  void drop_deferred() noexcept { updates_.clear(); }
+  void drop_updates() noexcept { updates_.clear(); }
   // The buffered table rows as one UPDATE ... FROM unnest(...) (";\n"-terminated), then forgotten.
   void render_updates(std::string& sql) {
     if (updates_.empty()) return;
-    std::array<std::string, 8> a;  // id, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands
+    std::array<array_builder, 8> b;  // id, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands
     for (const auto& [id, u] : updates_) {
-      for (auto& x : a) x += x.empty() ? '{' : ',';
-      quoted_element(a[0], id);
-      quoted_element(a[1], u.sealed_seed);
-      quoted_element(a[2], u.commitment);
-      a[3] += std::to_string(u.next_nonce);
-      a[4] += std::to_string(u.next_seq);
-      quoted_element(a[5], u.head_hash);
-      quoted_element(a[6], u.seat_seeds);
-      quoted_element(a[7], u.hands);
+      b[0].quoted(id);
+      b[1].quoted(u.sealed_seed);
+      b[2].quoted(u.commitment);
+      b[3].number(u.next_nonce);
+      b[4].number(u.next_seq);
+      b[5].quoted(u.head_hash);
+      b[6].quoted(u.seat_seeds);
+      b[7].quoted(u.hands);
     }
-    const auto& x = *tx_;
-    for (auto& v : a) v = literal(x, v + '}');
+    std::array<std::string, 8> a;
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = literal(*tx_, b[i].take());
     sql += fmt::format(
         "UPDATE fairdeck_tables AS t SET sealed_seed = u.s, commitment = u.c, next_nonce = u.n, next_seq = u.q, "
         "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM unnest({}::text[], {}::text[], {}::text[], {}::bigint[], "
@@ -241,8 +234,7 @@ class pg_backend final : public batch_backend, public transaction {
   }
   std::string uri_;
   // The buffered records as five array literals (table ids, seqs, nonces, bodies, hashes).
-  std::string tables_arr_, seqs_arr_, nonces_arr_, bodies_arr_, hashes_arr_;
-  std::size_t pending_ = 0;
+  array_builder tables_arr_, seqs_arr_, nonces_arr_, bodies_arr_, hashes_arr_;
   // Table rows written with COMMIT (update), by id: the last state of each table in the batch.
   struct table_update {
     std::string sealed_seed, commitment;

@@ -1,5 +1,5 @@
-// The PostgreSQL store's shared machinery (pg_store.cpp, pg_tree.cpp): value conversions,
-// array literals, and the transparency log's statements (pg_tree.cpp). Internal to src/service.
+// The PostgreSQL store's shared machinery (pg_store.cpp, pg_tree.cpp): value conversions
+// (array literals: pg_array.hpp) and the transparency log's statements (pg_tree.cpp). Internal to src/service.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <pqxx/pqxx>
 
 #include "fairdeck/service/store.hpp"
+#include "pg_array.hpp"
 
 namespace fairdeck::service::pg_db {
 
@@ -28,31 +29,6 @@ inline std::string literal(const pqxx::transaction_base& t, const std::string& v
   out += t.esc(v);
   out += '\'';
   return out;
-}
-
-// "{a,b,c}": a PostgreSQL array literal of numbers or hex strings.
-template <class T, class F>
-std::string array_literal(std::span<const T> items, F&& fn) {
-  std::string out = "{";
-  for (const auto& x : items) {
-    if (out.size() > 1) out += ',';
-    out += fn(x);
-  }
-  return out + "}";
-}
-
-// One element of an array literal as a quoted string: \ and " escaped (any text but NUL).
-inline void quoted_element(std::string& out, std::string_view v) {
-  out += '"';
-  for (std::size_t at = 0;;) {  // runs between the characters to escape, appended whole
-    const std::size_t next = v.find_first_of("\"\\", at);
-    out.append(v.substr(at, next - at));
-    if (next == std::string_view::npos) break;
-    out += '\\';
-    out += v[next];
-    at = next + 1;
-  }
-  out += '"';
 }
 
 // ---- the transparency log's storage (pg_tree.cpp; schema in log_tree.hpp) ----
@@ -98,8 +74,7 @@ class tree_statements final : public tree_storage {
   batch_backend& writes_;
   std::map<std::string, std::optional<head>, std::less<>> prefetched_;
   // Buffered nodes as four array literals (tables, levels, indexes, hex hashes) and heads by table.
-  std::string node_tables_, node_levels_, node_indexes_, node_hashes_;
-  std::size_t node_count_ = 0;
+  array_builder node_tables_, node_levels_, node_indexes_, node_hashes_;
   std::map<std::string, saved_head, std::less<>> heads_;
   std::size_t buffered_bytes_ = 0;
   bool rebuilding_ = false;  // tables_behind() was asked: build_missing_trees, which may race another instance

@@ -58,16 +58,10 @@ void tree_statements::save_head(std::string_view table, const tlog::frontier& tr
 
 void tree_statements::insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) {
   for (const auto& [ref, hash] : nodes) {
-    const char sep = node_count_ == 0 ? '{' : ',';
-    node_tables_ += sep;
-    quoted_element(node_tables_, table);
-    node_levels_ += sep;
-    node_levels_ += std::to_string(ref.first);
-    node_indexes_ += sep;
-    node_indexes_ += std::to_string(ref.second);
-    node_hashes_ += sep;
-    node_hashes_ += tlog::to_hex(hash);
-    ++node_count_;
+    node_tables_.quoted(table);
+    node_levels_.number(ref.first);
+    node_indexes_.number(as_db(ref.second));
+    node_hashes_.bare(tlog::to_hex(hash));
     buffered_bytes_ += table.size() + 96;
   }
   spill_if_large();
@@ -85,8 +79,7 @@ void tree_statements::spill_if_large() {
 
 void tree_statements::render_writes(std::string& sql) {
   const auto& x = *tx_;
-  if (node_count_ > 0) {
-    for (auto* a : {&node_tables_, &node_levels_, &node_indexes_, &node_hashes_}) *a += '}';
+  if (!node_tables_.empty()) {
     // A batch's nodes are new (the table's row and head are locked, and a node is written once,
     // when its subtree closes): a plain INSERT, half the work of ON CONFLICT's speculative
     // insertion. Rebuilding trees on open may race another instance doing the same: there,
@@ -94,32 +87,29 @@ void tree_statements::render_writes(std::string& sql) {
     sql += fmt::format(
         "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT t, l, i, decode(h, 'hex') "
         "FROM unnest({}::text[], {}::int[], {}::bigint[], {}::text[]) AS n(t, l, i, h){};\n",
-        literal(x, node_tables_), literal(x, node_levels_), literal(x, node_indexes_), literal(x, node_hashes_),
-        rebuilding_ ? " ON CONFLICT DO NOTHING" : "");
+        literal(x, node_tables_.take()), literal(x, node_levels_.take()), literal(x, node_indexes_.take()),
+        literal(x, node_hashes_.take()), rebuilding_ ? " ON CONFLICT DO NOTHING" : "");
   }
   if (!heads_.empty()) {
-    std::string ids = "{", sizes = "{", frontiers = "{", checkpoints = "{";
+    array_builder ids, sizes, frontiers, checkpoints;
     for (const auto& [table, h] : heads_) {
-      if (ids.size() > 1) ids += ',', sizes += ',', frontiers += ',', checkpoints += ',';
-      quoted_element(ids, table);
-      sizes += std::to_string(as_db(h.size));
-      quoted_element(frontiers, h.frontier);
-      quoted_element(checkpoints, h.checkpoint);
+      ids.quoted(table);
+      sizes.number(as_db(h.size));
+      frontiers.quoted(h.frontier);
+      checkpoints.quoted(h.checkpoint);
     }
-    for (auto* a : {&ids, &sizes, &frontiers, &checkpoints}) *a += '}';
     sql += fmt::format(
         "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) "
         "SELECT * FROM unnest({}::text[], {}::bigint[], {}::text[], {}::text[]) "
         "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
         "checkpoint = excluded.checkpoint;\n",
-        literal(x, ids), literal(x, sizes), literal(x, frontiers), literal(x, checkpoints));
+        literal(x, ids.take()), literal(x, sizes.take()), literal(x, frontiers.take()), literal(x, checkpoints.take()));
   }
   drop_writes();
 }
 
 void tree_statements::drop_writes() noexcept {
   for (auto* a : {&node_tables_, &node_levels_, &node_indexes_, &node_hashes_}) a->clear();
-  node_count_ = 0;
   heads_.clear();
   buffered_bytes_ = 0;
 }
@@ -156,7 +146,9 @@ std::vector<tlog::hash> read_tree_nodes(pqxx::transaction_base& n, std::string_v
   std::vector<node_ref> leaves, inner;
   for (const auto& r : refs) (r.first == 0 ? leaves : inner).push_back(r);
   const auto numbers = [](std::span<const node_ref> v, bool level) {
-    return array_literal(v, [level](const node_ref& r) { return std::to_string(level ? r.first : r.second); });
+    array_builder a;
+    for (const auto& r : v) a.number(level ? r.first : as_db(r.second));
+    return a.take();
   };
   if (!leaves.empty())
     for (const auto& row :
