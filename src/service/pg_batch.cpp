@@ -1,7 +1,7 @@
-// The PostgreSQL store's writer connections (pg_batch.hpp). A group-commit batch costs 5 round
+// The PostgreSQL store's writer connections (pg_batch.hpp). A group-commit batch costs 4 round
 // trips whatever its size and number of tables (docs/service.md, "PostgreSQL: where a deal's
-// time goes"): BEGIN; its tables' rows and tree heads, each in one SELECT ... FOR UPDATE
-// (prefetch); its records in one INSERT ... SELECT * FROM unnest(...) (flush_writes); the
+// time goes"): BEGIN; its tables' rows and tree heads, locked in one statement (prefetch);
+// its records in one INSERT ... SELECT * FROM unnest(...) (flush_writes); the
 // writes nothing reads (table rows, tree nodes and heads) sent with COMMIT as one query.
 #include "pg_batch.hpp"
 
@@ -26,6 +26,18 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("load_many",
             "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands, id "
             "FROM fairdeck_tables WHERE id = ANY($1::text[]) ORDER BY id COLLATE \"C\" FOR UPDATE");
+  // The same and the tables' tree heads in one round trip. UNION ALL runs its branches in
+  // order, so every table row is locked before any head (the order of the two statements this
+  // replaces, and of every other writer): rows with k = 0 are tables (columns 0..10 as
+  // load_many), k = 1 heads (10: table id, 11: frontier, 12: checkpoint).
+  c.prepare(
+      "load_many_heads",
+      "WITH t AS (SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, "
+      "seat_seeds, hands, id FROM fairdeck_tables WHERE id = ANY($1::text[]) ORDER BY id COLLATE \"C\" FOR UPDATE), "
+      "h AS (SELECT table_id, frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = ANY($1::text[]) "
+      "ORDER BY table_id COLLATE \"C\" FOR UPDATE) "
+      "SELECT *, NULL::text, NULL::text, 0 AS k FROM t UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+      "NULL, NULL, NULL, table_id, frontier, checkpoint, 1 FROM h");
   c.prepare(
       "insert",
       "INSERT INTO fairdeck_tables(id, seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, "
@@ -141,7 +153,7 @@ class pg_backend final : public batch_backend, public transaction {
     if (const auto it = prefetched_.find(id); it != prefetched_.end()) return it->second;
     return read_table(tx_->exec_prepared("load", std::string(id)), id);
   }
-  // The batch's table rows (locked FOR UPDATE) and tree heads: two round trips for the batch
+  // The batch's table rows (locked FOR UPDATE) and tree heads: one round trip for the batch
   // instead of two per table. Absent rows are remembered as absent.
   void prefetch(std::span<const std::string> tables, bool trees) override {
     if (tables.empty()) return;
@@ -149,11 +161,14 @@ class pg_backend final : public batch_backend, public transaction {
     for (const auto& t : tables) id_array.quoted(t);
     const std::string ids = id_array.take();
     for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
-    for (const auto& row : tx_->exec_prepared("load_many", ids)) {
+    if (trees) trees_.expect(tables);
+    for (const auto& row : tx_->exec_prepared(trees ? "load_many_heads" : "load_many", ids)) {
       const auto id = row[10].as<std::string>();
-      prefetched_[id] = read_table_row(row, id);
+      if (trees && row[13].as<int>() == 1)
+        trees_.found(id, row[11].as<std::string>(), row[12].as<std::string>());
+      else
+        prefetched_[id] = read_table_row(row, id);
     }
-    if (trees) trees_.prefetch(tables, ids);
   }
 
   void insert(const table_state& t) override {

@@ -46,9 +46,11 @@ void prepare_tree_statements(pqxx::connection& c);
 class tree_statements final : public tree_storage {
  public:
   tree_statements(std::optional<pqxx::nontransaction>& tx, batch_backend& writes) : tx_(tx), writes_(writes) {}
-  // Locks and reads the heads of `tables` (ascending; `ids`: the same as an array literal) in
-  // one round trip; load_head answers them from here until forget() (a new transaction).
-  void prefetch(std::span<const std::string> tables, const std::string& ids);
+  // The heads of `tables` as the backend's prefetch locked and read them (with the tables'
+  // rows, one round trip): expect() first (every table without a head), then found() for
+  // each head read. load_head answers them from here until forget() (a new transaction).
+  void expect(std::span<const std::string> tables);
+  void found(const std::string& table, const std::string& frontier, std::string checkpoint);
   // A new transaction: nothing prefetched, nothing buffered.
   void forget() noexcept {
     prefetched_.clear();

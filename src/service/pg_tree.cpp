@@ -25,18 +25,16 @@ void create_tree_schema(pqxx::transaction_base& t) { t.exec(tree_schema_sql); }
 
 void prepare_tree_statements(pqxx::connection& c) {
   c.prepare("head_load", "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1 FOR UPDATE");
-  c.prepare("head_load_many",
-            "SELECT frontier, checkpoint, table_id FROM fairdeck_tree_heads WHERE table_id = ANY($1::text[]) "
-            "ORDER BY table_id COLLATE \"C\" FOR UPDATE");
   c.prepare("record_hashes",
             "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
 }
 
-void tree_statements::prefetch(std::span<const std::string> tables, const std::string& ids) {
+void tree_statements::expect(std::span<const std::string> tables) {
   for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
-  for (const auto& row : tx_->exec_prepared("head_load_many", ids))
-    prefetched_[row[2].as<std::string>()] = head{tlog::frontier::from_text(row[0].as<std::string>()),
-                                                 row[1].as<std::string>()};
+}
+
+void tree_statements::found(const std::string& table, const std::string& frontier, std::string checkpoint) {
+  prefetched_[table] = head{tlog::frontier::from_text(frontier), std::move(checkpoint)};
 }
 
 std::optional<tree_storage::head> tree_statements::load_head(std::string_view table) {
