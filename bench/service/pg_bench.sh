@@ -10,14 +10,18 @@
 # binary the median over rounds of deals/s ÷ the pgbench TPS of the same round.
 # -o adds server settings for both sides (e.g. -o '-c max_wal_size=4GB': with the default 1 GB
 # a checkpoint can start within a 3-round run at these write rates; the last line counts them).
-#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-a 'serve args'] [-o 'postgres options'] fairdeckd [fairdeckd...]
+# -w: seconds of the same load run unmeasured before each measurement, both sides (default 2;
+# 0 for none): the measured seconds then start with the connections open and the caches warm,
+# not with 256 TCP handshakes and a cold server.
+#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-w 2] [-a 'serve args'] [-o 'postgres options'] fairdeckd [fairdeckd...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra="" pgopts=""
-while getopts c:s:r:t:p:a:o: o; do
+conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra="" pgopts="" warm=2
+while getopts c:s:r:t:p:a:o:w: o; do
   case $o in
     c) conns=$OPTARG ;; s) secs=$OPTARG ;; r) rounds=$OPTARG ;; t) tables=$OPTARG ;; p) pgclients=$OPTARG ;; a) extra=$OPTARG ;; o) pgopts=$OPTARG ;;
-    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] [-a serve-args] [-o postgres-options] fairdeckd..." >&2; exit 2 ;;
+    w) warm=$OPTARG ;;
+    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] [-a serve-args] [-o postgres-options] [-w warm-up secs] fairdeckd..." >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -104,8 +108,11 @@ ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 run_pgbench() {  # → "tps pg_cpu_us_per_insert"
-  psql -d pgb -c "TRUNCATE ins" >/dev/null
   local out t0 t1 n
+  if ((warm > 0)); then
+    pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$pgclients" -j 2 -T "$warm" -f "$work/insert.sql" pgb >/dev/null 2>&1
+  fi
+  psql -d pgb -c "TRUNCATE ins" >/dev/null
   t0=$(pg_ticks)
   out=$(pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$pgclients" -j 2 -T "$secs" -f "$work/insert.sql" pgb 2>&1)
   sleep 1  # the postmaster reaps the clients' backends: their CPU then counts in its children's
@@ -138,6 +145,8 @@ wrk.headers["Authorization"] = "Bearer $token"
 wrk.headers["Content-Type"] = "application/json"
 request = function() return wrk.format(nil, "/v1/tables/b" .. math.random(0, $((tables - 1))) .. "/deals") end
 LUA
+  # The warm-up keeps its connections to itself: the measured wrk opens its own 256.
+  ((warm > 0)) && wrk -t1 -c"$conns" -d"${warm}s" -s "$work/deal.lua" "http://$addr/" >/dev/null
   local m0 b0 w0
   m0=$(curl -sf "http://$addr/metrics")
   b0=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m0")
@@ -166,7 +175,7 @@ LUA
 }
 
 echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
-echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms; $(date -u '+%F %H:%M') UTC"
+echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms, after ${warm}s of the same load unmeasured (both sides); $(date -u '+%F %H:%M') UTC"
 echo
 echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | load average |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
