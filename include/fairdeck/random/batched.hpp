@@ -31,6 +31,9 @@ namespace fairdeck {
 namespace batched {
 
 inline constexpr unsigned max_batch = 12;
+// Above batch_limits[long_runs + 1] (16,384 for 64-bit words) every batch holds at most
+// long_runs dice, and runs of one batch size are long: fisher_yates loops over a run.
+inline constexpr unsigned long_runs = 3;
 
 // The per-batch code must be inlined with its batch size as a constant (unrolled loops);
 // big translation units otherwise tempt the compiler into out-of-line, run-time-k copies
@@ -157,10 +160,10 @@ template <class Step, unsigned... I>
 FAIRDECK_BATCH_INLINE void with_static_batch(unsigned k, Step& step, std::integer_sequence<unsigned, I...>) {
   (void)((k == I + 1 ? (step.template operator()<I + 1>(), true) : false) || ...);
 }
-template <class Step>
+template <unsigned N = max_batch, class Step>
 FAIRDECK_BATCH_INLINE void with_static_batch(unsigned k, Step& step) {
-  assert(k >= 1 && k <= max_batch);
-  with_static_batch(k, step, std::make_integer_sequence<unsigned, max_batch>{});
+  assert(k >= 1 && k <= N);
+  with_static_batch(k, step, std::make_integer_sequence<unsigned, N>{});
 }
 
 // A W-bit word source seen as an engine, for the rare die wider than a word (W < 64).
@@ -173,6 +176,17 @@ struct wide_die_engine {
   result_type operator()() { return (*next)(); }
 };
 
+// One batch of Fisher–Yates: positions i-1, ..., i-K swapped with dice of sizes i, ..., i-K+1
+// rolled from one accepted word (sizes, dice: scratch of K words).
+template <unsigned W, unsigned K, class It, class Next>
+FAIRDECK_BATCH_INLINE void fisher_yates_batch(It first, std::uint64_t i, Next& next, std::uint64_t* sizes, std::uint64_t* dice) {
+  std::uint64_t product = 1;
+  for (unsigned j = 0; j < K; ++j) product *= (sizes[j] = i - j);
+  roll_dice<W>(next, sizes, K, product, dice);
+  for (unsigned j = 0; j < K; ++j)
+    std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i - 1 - j), first + static_cast<std::ptrdiff_t>(dice[j]));
+}
+
 // Fisher–Yates (Durstenfeld) with batched dice: positions n-1, n-2, ... take a die of
 // size i+1, i, ..., k per word. Exactly uniform over the n! orders; the indices differ from
 // one-die-per-word fisher_yates with the same engine, and so do the orders.
@@ -180,7 +194,22 @@ template <unsigned W, std::random_access_iterator It, class Next>
 void fisher_yates(It first, std::uint64_t n, Next&& next) {
   std::array<std::uint64_t, max_batch> sizes{}, dice{};
   std::uint64_t i = n;  // dice of size i, i-1, ... fill positions i-1, i-2, ...
-  while (i > 1) {
+  // Large i (above batch_limits[long_runs + 1]: 16,384 for 64-bit words): batches of at most
+  // long_runs dice, in long runs of one size (batch_size(i) stays k while i >
+  // batch_limits[k + 1]), so k and its unrolled loop are chosen once per run. The same
+  // batches as the loop below would take: the same dice, the same order.
+  while (i > batch_limits<W>[long_runs + 1] && i <= word_mask<W>) {
+    const unsigned k = batch_size<W>(i);
+    const std::uint64_t stop = batch_limits<W>[k + 1];
+    auto run = [&]<unsigned K>() FAIRDECK_LAMBDA_INLINE {
+      do {
+        fisher_yates_batch<W, K>(first, i, next, sizes.data(), dice.data());
+        i -= K;
+      } while (i > stop);
+    };
+    with_static_batch<long_runs>(k, run);
+  }
+  while (i > 1) {  // a deck's worth (or a die wider than a word): a new batch size almost every batch
     if constexpr (W < 64) {
       if (i > word_mask<W>) {  // die wider than a word: one concatenated exact draw
         wide_die_engine<W, std::remove_reference_t<Next>> e{&next};
@@ -192,21 +221,11 @@ void fisher_yates(It first, std::uint64_t n, Next&& next) {
     }
     unsigned k = batch_size<W>(i);
     if (k > i - 1) k = static_cast<unsigned>(i - 1);
-    // A run of batches of the same size: batch_size(i) stays k while i > batch_limits[k + 1]
-    // (and k <= i - 1), so k and its unrolled code are chosen once per run, not per batch.
-    // The same batches as choosing k afresh each time: the same dice, the same order.
-    const std::uint64_t stop = std::max<std::uint64_t>(k < max_batch ? batch_limits<W>[k + 1] : 0, k);
-    auto run = [&]<unsigned K>() FAIRDECK_LAMBDA_INLINE {
-      do {
-        std::uint64_t product = 1;
-        for (unsigned j = 0; j < K; ++j) product *= (sizes[j] = i - j);
-        roll_dice<W>(next, sizes.data(), K, product, dice.data());
-        for (unsigned j = 0; j < K; ++j)
-          std::ranges::iter_swap(first + static_cast<std::ptrdiff_t>(i - 1 - j), first + static_cast<std::ptrdiff_t>(dice[j]));
-        i -= K;
-      } while (i > stop);
+    auto step = [&]<unsigned K>() FAIRDECK_LAMBDA_INLINE {
+      fisher_yates_batch<W, K>(first, i, next, sizes.data(), dice.data());
     };
-    with_static_batch(k, run);
+    with_static_batch(k, step);
+    i -= k;
   }
 }
 
