@@ -470,9 +470,10 @@ TEST(BatchedExact, SameOrdersAsBeforeTheFastPaths) {
 }
 
 TEST(BatchedExact, RunsOfEqualBatchesDealWhatBatchByBatchDeals) {
-  // fisher_yates chooses a batch size once per run of equal batches; the reference below
-  // chooses it afresh for every batch, as the algorithm is stated. Same words, same dice, same
-  // order, for sizes that cross every batch-size boundary of 64-bit words.
+  // Above batch_limits[long_runs + 1] fisher_yates chooses a batch size once per run of equal
+  // batches, and batch by batch below it; the reference below chooses it afresh for every
+  // batch, as the algorithm is stated. Same words, same dice, same order, for sizes that cross
+  // every batch-size boundary of 64-bit words, and sizes at the boundaries themselves.
   const auto reference = [](std::vector<std::uint32_t>& v, fairdeck::xoshiro256pp& e) {
     std::array<std::uint64_t, fb::max_batch> sizes{}, dice{};
     fb::engine_words<fairdeck::xoshiro256pp> next{e};
@@ -485,7 +486,10 @@ TEST(BatchedExact, RunsOfEqualBatchesDealWhatBatchByBatchDeals) {
       i -= k;
     }
   };
-  for (const std::size_t n : {0, 1, 2, 3, 12, 13, 52, 75, 76, 312, 1000, 4097, 70000, 300000, 3000000}) {
+  std::vector<std::size_t> sizes{0, 1, 2, 3, 12, 13, 52, 75, 76, 312, 1000, 4097, 70000, 300000, 3000000};
+  for (unsigned k = fb::long_runs; k <= fb::long_runs + 1; ++k)  // ~416,000 and 16,384 for 64-bit words
+    for (const std::uint64_t d : {0, 1, 2}) sizes.push_back(fb::batch_limits<64>[k] + d);
+  for (const std::size_t n : sizes) {
     std::vector<std::uint32_t> a(n), b(n);
     std::iota(a.begin(), a.end(), 0u);
     b = a;
