@@ -427,6 +427,9 @@ std::string api::metrics() {
   counter("fairdeck_store_writes_total", "Writes in those transactions.", st.writes);
   counter("fairdeck_store_failed_batches_total", "Transactions that failed (their writes answered 503).",
           st.failed_batches);
+  counter("fairdeck_store_isolated_batches_total",
+          "Transactions rerun with a savepoint per write because a write or one of its rows was refused.",
+          st.isolated_batches);
   out += "# HELP fairdeck_http_responses_total HTTP responses by status class.\n"
          "# TYPE fairdeck_http_responses_total counter\n";
   constexpr std::array<const char*, 7> labels{"2xx", "4xx", "401", "429", "5xx", "413", "431"};

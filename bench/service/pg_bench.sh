@@ -13,15 +13,20 @@
 # -w: seconds of the same load run unmeasured before each measurement, both sides (default 2;
 # 0 for none): the measured seconds then start with the connections open and the caches warm,
 # not with 256 TCP handshakes and a cold server.
-#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-w 2] [-a 'serve args'] [-o 'postgres options'] fairdeckd [fairdeckd...]
+# -l MS: fairdeckd reaches PostgreSQL through delay_proxy.py, which holds each chunk MS ms each
+# way (a database across a network; the measured round trip is printed). pgbench stays direct
+# (its clients would saturate the proxy), so with -l the ratio to pgbench is not the goal's.
+# The binaries take turns going first after pgbench (round r starts with binary r), so no one
+# binary always meets the cluster right after pgbench's inserts.
+#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-w 2] [-l MS] [-a 'serve args'] [-o 'postgres options'] fairdeckd [fairdeckd...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra="" pgopts="" warm=2
-while getopts c:s:r:t:p:a:o:w: o; do
+conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra="" pgopts="" warm=2 delay=""
+while getopts c:s:r:t:p:a:o:w:l: o; do
   case $o in
     c) conns=$OPTARG ;; s) secs=$OPTARG ;; r) rounds=$OPTARG ;; t) tables=$OPTARG ;; p) pgclients=$OPTARG ;; a) extra=$OPTARG ;; o) pgopts=$OPTARG ;;
-    w) warm=$OPTARG ;;
-    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] [-a serve-args] [-o postgres-options] [-w warm-up secs] fairdeckd..." >&2; exit 2 ;;
+    w) warm=$OPTARG ;; l) delay=$OPTARG ;;
+    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] [-a serve-args] [-o postgres-options] [-w warm-up secs] [-l link delay ms] fairdeckd..." >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -38,11 +43,12 @@ done
 
 work=$(mktemp -d)
 chmod 755 "$work"
-server=""
+server="" proxy=""
 as_pg=()
 [[ $(id -u) == 0 ]] && as_pg=(runuser -u postgres --)
 cleanup() {
   [[ -n $server ]] && kill "$server" 2>/dev/null
+  [[ -n $proxy ]] && kill "$proxy" 2>/dev/null
   wait 2>/dev/null || true
   [[ -d $work/pg/data ]] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -56,6 +62,15 @@ pgport=${FAIRDECK_PG_BENCH_PORT:-46450}
   -l "$work/pg/log" -w start >/dev/null || { tail -5 "$work/pg/log" >&2; exit 1; }
 psql() { command psql -q -X -h 127.0.0.1 -p "$pgport" -U postgres "$@"; }
 psql -c "CREATE DATABASE pgb" postgres
+fdport=$pgport  # fairdeckd's way to the cluster: direct, or through the delay proxy (-l)
+if [[ -n $delay ]]; then
+  fdport=$((pgport + 1))
+  python3 bench/service/delay_proxy.py "$fdport" "$pgport" "$delay" &
+  proxy=$!
+  for _ in $(seq 100); do pg_isready -q -h 127.0.0.1 -p "$fdport" && break; sleep 0.05; done
+  echo "SELECT 1;" >"$work/select1.sql"
+  link_rtt=$(pgbench -n -h 127.0.0.1 -p "$fdport" -U postgres -c 1 -T 2 -f "$work/select1.sql" pgb 2>&1 | awk '/^latency average/ {print $4}')
+fi
 psql -d pgb -c "CREATE TABLE ins(table_id TEXT NOT NULL, seq BIGSERIAL PRIMARY KEY, body TEXT NOT NULL, hash TEXT NOT NULL)"
 # A row like a deal's record: table id, seq, ~600-byte canonical body, 64-hex hash.
 echo "INSERT INTO ins(table_id, body, hash) VALUES ('bench', repeat('x', 600), md5(random()::text) || md5(random()::text));" \
@@ -124,7 +139,7 @@ run_pgbench() {  # → "tps pg_cpu_us_per_insert"
 run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit"
   local bin=$1 db=fd_$2_$RANDOM out token addr
   psql -c "CREATE DATABASE $db" postgres
-  local uri="postgresql://127.0.0.1:$pgport/$db?user=postgres"
+  local uri="postgresql://127.0.0.1:$fdport/$db?user=postgres"
   token=$("$bin" init --db "$uri" --key-file "$work/$db.key" 2>/dev/null)
   out=$work/out.$db
   "$bin" serve --db "$uri" --key-file "$work/$db.key" --listen 127.0.0.1:0 --max-connections-per-client "$((conns + 8))" $extra \
@@ -175,6 +190,7 @@ LUA
 }
 
 echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
+[[ -n $delay ]] && echo "fairdeckd reaches PostgreSQL through delay_proxy.py, $delay ms each way: a SELECT 1 round trip through it averages $link_rtt ms (pgbench -c 1); pgbench itself connects directly;"
 echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms, after ${warm}s of the same load unmeasured (both sides); $(date -u '+%F %H:%M') UTC"
 echo
 echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | load average |"
@@ -184,7 +200,8 @@ for ((r = 1; r <= rounds; r++)); do
   l=$(load)
   read -r tps pgus < <(run_pgbench)
   echo "| $r | pgbench INSERT | $tps | | | | | 1 | $pgus | | | $l |"
-  for ((k = 0; k < ${#bins[@]}; k++)); do
+  for ((j = 0; j < ${#bins[@]}; j++)); do
+    k=$(((j + r - 1) % ${#bins[@]}))
     l=$(load)
     read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc < <(run_fairdeckd "${bins[$k]}" "$r")
     echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $pc | $pgc | $fdc | $((bad + hbad)) | $l |"

@@ -309,15 +309,14 @@ void group_committer::run_batch(std::vector<item>& batch) {
         tx.keep();
         if (isolate) backend_->release();
       }
-      try {
-        backend_->flush_writes();  // the rows buffered by the writes above (one round trip)
-      } catch (const std::exception& e) {
-        if (backend_->retryable(e) || isolate) throw;
-        throw write_failed();  // a row was refused: rerun with a savepoint per write to find whose
-      }
       tx.write_back();
       if (log) trees_after = log->finish(*trees);  // one signed checkpoint per table, in this transaction
-      backend_->commit();
+      try {
+        backend_->commit();  // with the rows the writes above buffered
+      } catch (const std::exception& e) {
+        if (backend_->retryable(e) || isolate || !backend_->refused(e)) throw;
+        throw write_failed();  // a row was refused: rerun with a savepoint per write to find whose
+      }
       break;
     } catch (const write_failed&) {
       backend_->rollback();

@@ -1,8 +1,9 @@
-// The PostgreSQL store's writer connections (pg_batch.hpp). A group-commit batch costs 4 round
+// The PostgreSQL store's writer connections (pg_batch.hpp). A group-commit batch costs 2 round
 // trips whatever its size and number of tables (docs/service.md, "PostgreSQL: where a deal's
-// time goes"): BEGIN; its tables' rows and tree heads, locked in one statement (prefetch);
-// its records in one INSERT ... SELECT * FROM unnest(...) (flush_writes); the
-// writes nothing reads (table rows, tree nodes and heads) sent with COMMIT as one query.
+// time goes"): BEGIN with its tables' rows and tree heads, locked in one statement
+// (prefetch); then every write whose answer nothing reads — its records (one INSERT ...
+// SELECT * FROM unnest(...)), table rows, tree nodes and heads — with COMMIT as one query.
+// Both run prepared statements by SQL EXECUTE where the statement is the same every batch.
 #include "pg_batch.hpp"
 
 #include <algorithm>
@@ -50,6 +51,8 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("append_many",
             "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) SELECT * FROM "
             "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[])");
+  // Run by SQL EXECUTE inside a text query (prefetch, commit): registered with the server now.
+  for (const char* name : {"load_many", "load_many_heads", "append_many"}) c.prepare_now(name);
 }
 
 // Columns 0..9 of `row`: the table's state as "load" selects it.
@@ -97,30 +100,30 @@ class pg_backend final : public batch_backend, public transaction {
     drop_updates();
     prefetched_.clear();
     trees_.forget();
-    tx_.emplace(*conn_);
-    tx_->exec0("BEGIN");
+    tx_.open(*conn_);  // BEGIN goes with the first statement
   }
   // A connection lost during COMMIT leaves the outcome unknown: the batch must not be run
   // again (it may have committed), so this is not retryable; its writes answer 503 and a
   // client's retry with the same Idempotency-Key finds the deal if it was stored.
-  // The writes whose answers nothing reads (the tables' rows, the tree's nodes and head) go
-  // with COMMIT as one multi-statement query: one round trip. A failure in it aborts the
-  // transaction before COMMIT runs (the batch fails as a whole, as a failed COMMIT would).
+  // The writes whose answers nothing reads (the batch's records, the tables' rows, the tree's
+  // nodes and head) go with COMMIT as one multi-statement query: one round trip. A statement
+  // refused in it aborts the transaction before COMMIT runs: nothing is committed, and the
+  // committer reruns the batch with a savepoint per write (refused()) to find whose row it was.
   void commit() override {
-    flush_writes();  // normally done already by the committer
     std::string sql;
+    render_records(sql);
     render_updates(sql);
     trees_.render_writes(sql);
     sql += "COMMIT";
     try {
-      tx_->exec0(sql);
+      tx_.exec(std::move(sql));
     } catch (const pqxx::broken_connection& e) {
-      tx_.reset();
+      tx_.close();
       conn_.reset();
       throw store_unavailable(
           scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
     }
-    tx_.reset();
+    tx_.close();
   }
   // After any failed batch the connection is dropped: it may now lead to a node that was
   // demoted to a standby (read-only), and the next batch must find the primary again.
@@ -130,10 +133,10 @@ class pg_backend final : public batch_backend, public transaction {
     prefetched_.clear();
     trees_.forget();
     try {
-      if (tx_) tx_->exec0("ROLLBACK");
+      if (tx_.begun()) tx_->exec0("ROLLBACK");
     } catch (...) {
     }
-    tx_.reset();
+    tx_.close();
     conn_.reset();
   }
   void savepoint() override { tx_->exec0("SAVEPOINT fairdeck_write"); }
@@ -146,6 +149,11 @@ class pg_backend final : public batch_backend, public transaction {
     return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
            dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
   }
+  // An error PostgreSQL answered (a constraint, a type, a full disk), not a lost connection:
+  // the transaction did not commit.
+  [[nodiscard]] bool refused(const std::exception& e) const noexcept override {
+    return dynamic_cast<const pqxx::sql_error*>(&e) != nullptr;
+  }
   transaction& tx() override { return *this; }
   tree_storage* trees() noexcept override { return &trees_; }
 
@@ -154,15 +162,15 @@ class pg_backend final : public batch_backend, public transaction {
     return read_table(tx_->exec_prepared("load", std::string(id)), id);
   }
   // The batch's table rows (locked FOR UPDATE) and tree heads: one round trip for the batch
-  // instead of two per table. Absent rows are remembered as absent.
+  // instead of two per table, with BEGIN. Absent rows are remembered as absent.
   void prefetch(std::span<const std::string> tables, bool trees) override {
     if (tables.empty()) return;
     array_builder id_array;
     for (const auto& t : tables) id_array.quoted(t);
-    const std::string ids = id_array.take();
+    const std::string ids = literal(tx_.quoting(), id_array.take());
     for (const auto& t : tables) prefetched_.emplace(t, std::nullopt);
     if (trees) trees_.expect(tables);
-    for (const auto& row : tx_->exec_prepared(trees ? "load_many_heads" : "load_many", ids)) {
+    for (const auto& row : tx_.exec(fmt::format("EXECUTE {}({})", trees ? "load_many_heads" : "load_many", ids))) {
       const auto id = row[10].as<std::string>();
       if (trees && row[13].as<int>() == 1)
         trees_.found(id, row[11].as<std::string>(), row[12].as<std::string>());
@@ -184,9 +192,9 @@ class pg_backend final : public batch_backend, public transaction {
     updates_.insert_or_assign(t.id, table_update{t.sealed_seed, t.commitment, as_db(t.next_nonce), as_db(t.next_seq),
                                                  t.head_hash, nlohmann::json(t.seat_seeds).dump(), hand_state_text(t)});
   }
-  // Records are buffered and sent by flush_writes (the committer calls it after the batch's
-  // writes; reads of records and COMMIT flush first), so a batch of n deals costs one INSERT
-  // round trip instead of n. UNIQUE/PRIMARY KEY violations then surface at the flush.
+  // Records are buffered and sent with COMMIT (render_records), or by flush_writes (after each
+  // write when each has its savepoint, and before a read of records), so a batch of n deals
+  // costs no INSERT round trip of its own. UNIQUE/PRIMARY KEY violations surface there.
   void append(const record& rec) override {
     tables_arr_.quoted(rec.table);
     seqs_arr_.number(as_db(rec.seq));
@@ -224,6 +232,14 @@ class pg_backend final : public batch_backend, public transaction {
     for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
   }
   void drop_updates() noexcept { updates_.clear(); }
+  // The buffered records as one EXECUTE of append_many (";\n"-terminated), then forgotten.
+  void render_records(std::string& sql) {
+    if (tables_arr_.empty()) return;
+    const auto& x = tx_.quoting();
+    sql += fmt::format("EXECUTE append_many({}, {}, {}, {}, {});\n", literal(x, tables_arr_.take()),
+                       literal(x, seqs_arr_.take()), literal(x, nonces_arr_.take()), literal(x, bodies_arr_.take()),
+                       literal(x, hashes_arr_.take()));
+  }
   // The buffered table rows as one UPDATE ... FROM unnest(...) (";\n"-terminated), then forgotten.
   void render_updates(std::string& sql) {
     if (updates_.empty()) return;
@@ -239,7 +255,7 @@ class pg_backend final : public batch_backend, public transaction {
       b[7].quoted(u.hands);
     }
     std::array<std::string, 8> a;
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = literal(*tx_, b[i].take());
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = literal(tx_.quoting(), b[i].take());
     sql += fmt::format(
         "UPDATE fairdeck_tables AS t SET sealed_seed = u.s, commitment = u.c, next_nonce = u.n, next_seq = u.q, "
         "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM unnest({}::text[], {}::text[], {}::text[], {}::bigint[], "
@@ -259,7 +275,7 @@ class pg_backend final : public batch_backend, public transaction {
   std::map<std::string, table_update, std::less<>> updates_;
   std::map<std::string, std::optional<table_state>, std::less<>> prefetched_;  // this transaction's
   std::unique_ptr<pqxx::connection> conn_;
-  std::optional<pqxx::nontransaction> tx_;
+  writer_tx tx_;
   tree_statements trees_;
   std::chrono::steady_clock::time_point retry_at_{};
   std::chrono::milliseconds pause_{0};

@@ -31,6 +31,47 @@ inline std::string literal(const pqxx::transaction_base& t, const std::string& v
   return out;
 }
 
+// A writer connection's transaction (pg_batch.cpp). BEGIN costs no round trip of its own: it
+// goes in front of the transaction's first statement sent as text (exec), or just before the
+// first one sent otherwise (operator->), so a batch whose first statement is its prefetch and
+// whose last is the text of its writes with COMMIT takes two round trips.
+class writer_tx {
+ public:
+  void open(pqxx::connection& c) {
+    tx_.emplace(c);
+    begun_ = false;
+  }
+  void close() noexcept {
+    tx_.reset();
+    begun_ = false;
+  }
+  [[nodiscard]] bool is_open() const noexcept { return tx_.has_value(); }
+  // Was anything, hence BEGIN, sent?
+  [[nodiscard]] bool begun() const noexcept { return begun_; }
+  // The transaction, begun.
+  pqxx::nontransaction* operator->() {
+    if (!begun_) {
+      begun_ = true;
+      tx_->exec0("BEGIN");
+    }
+    return &*tx_;
+  }
+  // `sql` (one or more statements, as text) in the transaction; returns the last one's result.
+  pqxx::result exec(std::string sql) {
+    if (!begun_) {
+      begun_ = true;
+      sql.insert(0, "BEGIN;\n");
+    }
+    return tx_->exec(sql);
+  }
+  // For escaping literals (sends nothing).
+  [[nodiscard]] const pqxx::transaction_base& quoting() const { return *tx_; }
+
+ private:
+  std::optional<pqxx::nontransaction> tx_;
+  bool begun_ = false;
+};
+
 // ---- the transparency log's storage (pg_tree.cpp; schema in log_tree.hpp) ----
 
 // Creates the log's tables if they are missing (a store from before the log gets them).
@@ -45,7 +86,7 @@ void prepare_tree_statements(pqxx::connection& c);
 // nothing reads): one INSERT of all the batch's nodes and one upsert of all its heads.
 class tree_statements final : public tree_storage {
  public:
-  tree_statements(std::optional<pqxx::nontransaction>& tx, batch_backend& writes) : tx_(tx), writes_(writes) {}
+  tree_statements(writer_tx& tx, batch_backend& writes) : tx_(tx), writes_(writes) {}
   // The heads of `tables` as the backend's prefetch locked and read them (with the tables'
   // rows, one round trip): expect() first (every table without a head), then found() for
   // each head read. load_head answers them from here until forget() (a new transaction).
@@ -72,7 +113,7 @@ class tree_statements final : public tree_storage {
   };
   void spill_if_large();
   void drop_writes() noexcept;
-  std::optional<pqxx::nontransaction>& tx_;
+  writer_tx& tx_;
   batch_backend& writes_;
   std::map<std::string, std::optional<head>, std::less<>> prefetched_;
   // Buffered nodes as four array literals (tables, levels, indexes, hex hashes) and heads by table.

@@ -4,7 +4,7 @@
 // one's commit and then reads the advanced nonce (READ COMMITTED re-reads a locked row).
 // UNIQUE(table_id, nonce) makes a reused nonce impossible even if that logic were wrong.
 // Deadlocks between batches that lock tables in different orders are retried as a whole.
-// The writer connections and their batches (5 round trips each) are in pg_batch.cpp; this
+// The writer connections and their batches (2 round trips each) are in pg_batch.cpp; this
 // file has the schema, the readers, the prober behind /healthz and the writers' routing.
 #include <algorithm>
 #include <chrono>

@@ -72,11 +72,11 @@ void tree_statements::spill_if_large() {
   if (buffered_bytes_ <= (std::size_t{1} << 22)) return;
   std::string sql;
   render_writes(sql);
-  tx_->exec0(sql);
+  tx_.exec(std::move(sql));
 }
 
 void tree_statements::render_writes(std::string& sql) {
-  const auto& x = *tx_;
+  const auto& x = tx_.quoting();
   if (!node_tables_.empty()) {
     // A batch's nodes are new (the table's row and head are locked, and a node is written once,
     // when its subtree closes): a plain INSERT, half the work of ON CONFLICT's speculative

@@ -6,7 +6,7 @@ docs/log-format.md and docs/provably-fair.md, so it cross-checks the C++ code.
 Usage: e2e_test.py --bin build/release/fairdeckd {happy|errors|restart|kill9|postgres}
 Exit 0 = pass, 1 = fail, 77 = skipped (e.g. no PostgreSQL binaries)."""
 import argparse, atexit, contextlib, hashlib, hmac, http.client, json, os, random, shutil, signal, socket, subprocess
-import sys, tempfile, threading, time
+import re, sys, tempfile, threading, time
 
 BIN = None
 ZERO = "0" * 64
@@ -507,6 +507,47 @@ def pg_cluster(tmp):
         pg_stop()
 
 
+def isolated_batches(srv):
+    status, metrics = call(srv.conn(), "GET", "/metrics")
+    check(status == 200, f"metrics: {status}")
+    return int(re.search(r"^fairdeck_store_isolated_batches_total (\d+)$", metrics, re.M).group(1))
+
+
+def refused_row_fails_only_its_deal(uri, key, token, psql):
+    """A record row PostgreSQL refuses (here: a CHECK on one table's records) fails only its own
+    deal. A batch's records travel with its COMMIT; a refused COMMIT reruns the batch with a
+    savepoint per write, so another table's deals in the same batches still commit. One writer
+    connection, so both tables' deals share batches."""
+    srv = Server(uri, "--key-file", key, "--writers", "1")
+    open_table(srv.conn(), token, "clean", ["p1"])
+    open_table(srv.conn(), token, "poisoned", ["poison-seed"])
+    psql("ALTER TABLE fairdeck_records ADD CONSTRAINT fd_test_poison CHECK (body NOT LIKE '%seat_seed=poison-seed%')")
+    before = isolated_batches(srv)
+    statuses, lock = {"clean": [], "poisoned": []}, threading.Lock()
+
+    def deal(table):
+        c = srv.conn(timeout=10)
+        for _ in range(15):
+            status, _ = call(c, "POST", f"/v1/tables/{table}/deals", {}, token)
+            with lock:
+                statuses[table].append(status)
+
+    workers = [threading.Thread(target=deal, args=(t,)) for t in ("clean", "poisoned") for _ in range(6)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    psql("ALTER TABLE fairdeck_records DROP CONSTRAINT fd_test_poison")
+    check(statuses["clean"] == [200] * 90, f"deals beside a refused row: {sorted(set(statuses['clean']))}")
+    check(statuses["poisoned"] == [503] * 90, f"deals whose row is refused: {sorted(set(statuses['poisoned']))}")
+    check(isolated_batches(srv) > before, "no batch was rerun with a savepoint per write")
+    status, info = call(srv.conn(), "GET", "/v1/tables/poisoned")
+    check(status == 200 and info["next_nonce"] == 0, f"a refused deal advanced its table: {info}")
+    status, d = call(srv.conn(), "POST", "/v1/tables/poisoned/deals", {}, token)
+    check(status == 200 and d["nonce"] == 0, f"deal once the row is accepted: {status} {d}")
+    check(srv.stop() == 0, "clean stop")
+
+
 def postgres(tmp):
     with pg_cluster(tmp) as (uri, pg_start, pg_stop, psql):
         key = os.path.join(tmp, "pg.key")
@@ -532,6 +573,7 @@ def postgres(tmp):
             per.setdefault(d["table"], []).append(d["nonce"])
         for t, nonces in per.items():
             check(len(nonces) == len(set(nonces)), f"{t}: a nonce was used twice across instances")
+        refused_row_fails_only_its_deal(uri, key, token, psql)
         # the database goes away: 503, and both instances recover when it returns
         pg_stop()
         status, _ = call(a.conn(), "POST", "/v1/tables/shared/deals", {}, token)

@@ -2,6 +2,7 @@
 // answer before the sync that covers its commit, the writer commits the next batch while a
 // sync is in flight, readers wait for durability, and a failed sync fails its writes and
 // every write after it (after a failed fsync the file's state is unknown).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -9,6 +10,9 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -18,6 +22,11 @@ namespace fairdeck::service {
 namespace {
 
 using namespace std::chrono_literals;
+
+// What a database answers when it refuses a row (a constraint): nothing was committed.
+struct row_refused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // In-memory tables; commit() and sync() are counted, sync() can be held and made to fail.
 class fake_backend final : public batch_backend, public transaction {
@@ -29,6 +38,15 @@ class fake_backend final : public batch_backend, public transaction {
   bool hold_begin = false;
   int commits = 0, syncs = 0, syncs_started = 0, begins = 0, savepoints = 0;
   std::map<std::string, table_state> tables, pending, saved;
+  // Records are buffered as PostgreSQL's backend buffers them: sent by flush_writes() or with
+  // commit(), and refused there when they belong to `refuse_table`.
+  std::string refuse_table;
+  std::vector<std::string> buffered;
+  void send_buffered() {
+    const bool refuse = std::find(buffered.begin(), buffered.end(), refuse_table) != buffered.end();
+    buffered.clear();
+    if (refuse) throw row_refused("new row violates check constraint");
+  }
 
   void begin() override {
     std::unique_lock lock(m);
@@ -36,20 +54,29 @@ class fake_backend final : public batch_backend, public transaction {
     cv.notify_all();
     cv.wait(lock, [&] { return !hold_begin; });
     pending = tables;
+    buffered.clear();
   }
   void savepoint() override {
     saved = pending;
     ++savepoints;
   }
   void release() override {}
-  void rollback_to_savepoint() override { pending = saved; }
+  void rollback_to_savepoint() override {
+    pending = saved;
+    buffered.clear();
+  }
+  void flush_writes() override { send_buffered(); }
+  [[nodiscard]] bool refused(const std::exception& e) const noexcept override {
+    return dynamic_cast<const row_refused*>(&e) != nullptr;
+  }
   void commit() override {
     std::lock_guard lock(m);
+    send_buffered();
     tables = pending;
     ++commits;
     cv.notify_all();
   }
-  void rollback() noexcept override {}
+  void rollback() noexcept override { buffered.clear(); }
   transaction& tx() override { return *this; }
   [[nodiscard]] bool deferred_sync() const noexcept override { return true; }
   void sync() override {
@@ -68,7 +95,9 @@ class fake_backend final : public batch_backend, public transaction {
   }
   void insert(const table_state& t) override { pending[t.id] = t; }
   void update(const table_state& t) override { pending[t.id] = t; }
-  void append(const record&) override {}
+  void append(const record& r) override {
+    if (!refuse_table.empty()) buffered.push_back(r.table);
+  }
 
   template <class Pred>
   bool wait_for(Pred p) {
@@ -105,6 +134,45 @@ struct committer_fixture : ::testing::Test {
     auto f = p->get_future();
     gc->submit(std::move(req), [p](write_result r) { p->set_value(std::move(r)); });
     return f;
+  }
+  // Submits `first` with the writer held in begin(), so that what is submitted next queues up
+  // and forms the next batch; release_writer() lets it go on.
+  std::future<write_result> hold_writer_with(write_request first) {
+    int begins_before = 0;
+    {
+      std::lock_guard lock(be->m);
+      be->hold_begin = true;
+      begins_before = be->begins;
+    }
+    auto f = submit(std::move(first));
+    EXPECT_TRUE(be->wait_for([&] { return be->begins > begins_before; }));
+    return f;
+  }
+  void release_writer() {
+    std::lock_guard lock(be->m);
+    be->hold_begin = false;
+    be->cv.notify_all();
+  }
+  // Deals answered in order with nonces from `nonce` on; writes answered unavailable with `why`.
+  static void expect_dealt(std::vector<std::future<write_result>>& deals, std::uint64_t nonce) {
+    for (auto& f : deals) {
+      const auto r = f.get();
+      ASSERT_EQ(r.code, outcome::ok) << r.error;
+      EXPECT_EQ(r.rec->nonce, nonce++);
+    }
+  }
+  static void expect_failed(std::vector<std::future<write_result>>& writes, std::string_view why) {
+    for (auto& f : writes) {
+      const auto r = f.get();
+      EXPECT_EQ(r.code, outcome::unavailable);
+      EXPECT_NE(r.error.find(why), std::string::npos) << r.error;
+    }
+  }
+  // A second table, "bad", seeded; every write so far committed.
+  void open_bad_table() {
+    ASSERT_EQ(submit(open_table{1, {}, "bad"}).get().code, outcome::ok);
+    ASSERT_EQ(submit(set_client_seed{"bad", 1, "bob", std::nullopt}).get().code, outcome::ok);
+    gc->flush();
   }
   std::string open_seeded_table() {
     auto r = submit(open_table{1, {}, "t"}).get();
@@ -159,18 +227,13 @@ TEST_F(committer_fixture, AFailedSyncFailsItsWritesAndEveryWriteAfterIt) {
 // healthy table lost 204 of 600 deals). Now it answers its own error and the rest commits.
 TEST_F(committer_fixture, OneFailingWriteAnswersItsOwnErrorAndTheRestOfItsBatchCommits) {
   const auto t = open_seeded_table();
-  ASSERT_EQ(submit(open_table{1, {}, "bad"}).get().code, outcome::ok);
-  ASSERT_EQ(submit(set_client_seed{"bad", 1, "bob", std::nullopt}).get().code, outcome::ok);
-  gc->flush();
+  open_bad_table();
   {
     std::lock_guard lock(be->m);
     be->tables["bad"].sealed_seed = be->tables[t].sealed_seed;  // a seed copied from another table's row
-    be->hold_begin = true;
   }
   const auto batches_before = gc->stats().batches;
-  const int begins_before = [&] { std::lock_guard l(be->m); return be->begins; }();
-  auto first = submit(deal{t, {}});  // the writer takes it and waits in begin()
-  ASSERT_TRUE(be->wait_for([&] { return be->begins > begins_before; }));
+  auto first = hold_writer_with(deal{t, {}});
   // These queue up behind it and form the next batch: good and failing writes mixed, and a
   // good write on the failing table before its failing deals.
   auto reseed = submit(set_client_seed{"bad", 1, "carol", std::nullopt});
@@ -180,24 +243,11 @@ TEST_F(committer_fixture, OneFailingWriteAnswersItsOwnErrorAndTheRestOfItsBatchC
     failing.push_back(submit(deal{"bad", {}}));
   }
   be->set(false, false);
-  {
-    std::lock_guard lock(be->m);
-    be->hold_begin = false;
-    be->cv.notify_all();
-  }
+  release_writer();
   ASSERT_EQ(first.get().code, outcome::ok);
   EXPECT_EQ(reseed.get().code, outcome::ok);
-  std::uint64_t expected_nonce = 1;
-  for (auto& f : good) {
-    const auto r = f.get();
-    ASSERT_EQ(r.code, outcome::ok) << r.error;
-    EXPECT_EQ(r.rec->nonce, expected_nonce++);
-  }
-  for (auto& f : failing) {
-    const auto r = f.get();
-    EXPECT_EQ(r.code, outcome::unavailable);
-    EXPECT_NE(r.error.find("table 'bad'"), std::string::npos) << r.error;
-  }
+  expect_dealt(good, 1);
+  expect_failed(failing, "table 'bad'");
   gc->flush();
   EXPECT_EQ(gc->stats().batches - batches_before, 2u) << "the mixed writes did not share one batch";
   EXPECT_EQ(gc->stats().failed_batches, 0u);
@@ -207,6 +257,36 @@ TEST_F(committer_fixture, OneFailingWriteAnswersItsOwnErrorAndTheRestOfItsBatchC
   EXPECT_EQ(be->tables[t].next_nonce, 21u);
   EXPECT_EQ(be->tables["bad"].next_nonce, 0u);
   EXPECT_EQ(be->tables["bad"].seat_seeds[0], "carol");  // the good write on that table stayed
+}
+
+// A row the database refuses only when the batch's buffered rows are sent — with COMMIT, as
+// PostgreSQL's backend sends them — fails only its own write: the committer reruns the batch
+// with a savepoint per write, where each write's rows are sent inside its savepoint.
+TEST_F(committer_fixture, ARowRefusedAtCommitFailsOnlyItsWrite) {
+  const auto t = open_seeded_table();
+  open_bad_table();
+  {
+    std::lock_guard lock(be->m);
+    be->refuse_table = "bad";
+  }
+  const auto batches_before = gc->stats().batches;
+  auto first = hold_writer_with(deal{t, {}});
+  std::vector<std::future<write_result>> good, refused;
+  for (int i = 0; i < 10; ++i) {
+    good.push_back(submit(deal{t, {}}));
+    refused.push_back(submit(deal{"bad", {}}));
+  }
+  release_writer();
+  ASSERT_EQ(first.get().code, outcome::ok);
+  expect_dealt(good, 1);
+  expect_failed(refused, "check constraint");
+  gc->flush();
+  EXPECT_EQ(gc->stats().batches - batches_before, 2u) << "the mixed writes did not share one batch";
+  EXPECT_EQ(gc->stats().failed_batches, 0u);
+  EXPECT_EQ(gc->stats().isolated_batches, 1u);
+  std::lock_guard lock(be->m);
+  EXPECT_EQ(be->tables[t].next_nonce, 11u);
+  EXPECT_EQ(be->tables["bad"].next_nonce, 0u);
 }
 
 TEST_F(committer_fixture, ManyConcurrentWritesAreAllAnsweredAfterSyncs) {

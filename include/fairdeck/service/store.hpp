@@ -68,10 +68,14 @@ class batch_backend {
   [[nodiscard]] virtual bool retryable(const std::exception&) const noexcept { return false; }
   virtual transaction& tx() = 0;
   // Sends the writes a backend buffered (PostgreSQL: the batch's record rows as one INSERT
-  // instead of one round trip each). The committer calls it after the batch's writes (and,
-  // when each write has its savepoint, after each write), so a failing row is still one
-  // write's error; a backend also flushes before it reads what it buffered, and before COMMIT.
+  // instead of one round trip each). The committer calls it after each write when each write
+  // has its savepoint, so a failing row is still one write's error; a backend also flushes
+  // before it reads what it buffered, and commit() sends whatever is still buffered.
   virtual void flush_writes() {}
+  // Did commit() fail because the database refused a statement (a buffered row, say), with
+  // nothing committed? The committer then reruns the batch with a savepoint per write, as
+  // it does when a write throws. False for a failure whose outcome is unknown.
+  [[nodiscard]] virtual bool refused(const std::exception&) const noexcept { return false; }
   // Called after begin() with the batch's table ids (ascending, distinct): a backend may lock
   // and read their rows (and, with `trees`, their tree heads) in one round trip, in that
   // order, and answer load()/load_head() for them from what it read.
