@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -149,10 +150,18 @@ class pg_backend final : public batch_backend, public transaction {
     return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
            dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
   }
-  // An error PostgreSQL answered (a constraint, a type, a full disk), not a lost connection:
-  // the transaction did not commit.
+  // An error PostgreSQL raised running the batch's statements, before its COMMIT could take
+  // effect (SQLSTATE classes: 22 bad data, 23 a constraint, 25 a read-only server, 42 a
+  // statement or privilege, 53 a full disk or memory, 0A, P0 a trigger): nothing committed.
+  // Not a lost connection, an operator's intervention (57: shutdown, cancel), a system or
+  // internal error (58, XX): there the COMMIT's outcome is not certain, and a rerun could
+  // deal twice.
   [[nodiscard]] bool refused(const std::exception& e) const noexcept override {
-    return dynamic_cast<const pqxx::sql_error*>(&e) != nullptr;
+    const auto* error = dynamic_cast<const pqxx::sql_error*>(&e);
+    if (error == nullptr || error->sqlstate().size() != 5) return false;
+    const std::string_view cls = std::string_view(error->sqlstate()).substr(0, 2);
+    constexpr std::array<std::string_view, 7> refusals{"22", "23", "25", "42", "53", "0A", "P0"};
+    return std::find(refusals.begin(), refusals.end(), cls) != refusals.end();
   }
   transaction& tx() override { return *this; }
   tree_storage* trees() noexcept override { return &trees_; }

@@ -45,7 +45,6 @@ class writer_tx {
     tx_.reset();
     begun_ = false;
   }
-  [[nodiscard]] bool is_open() const noexcept { return tx_.has_value(); }
   // Was anything, hence BEGIN, sent?
   [[nodiscard]] bool begun() const noexcept { return begun_; }
   // The transaction, begun.
