@@ -150,19 +150,7 @@ class pg_backend final : public batch_backend, public transaction {
     return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
            dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
   }
-  // An error PostgreSQL raised running the batch's statements, before its COMMIT could take
-  // effect (SQLSTATE classes: 22 bad data, 23 a constraint, 25 a read-only server, 42 a
-  // statement or privilege, 53 a full disk or memory, 0A, P0 a trigger): nothing committed.
-  // Not a lost connection, an operator's intervention (57: shutdown, cancel), a system or
-  // internal error (58, XX): there the COMMIT's outcome is not certain, and a rerun could
-  // deal twice.
-  [[nodiscard]] bool refused(const std::exception& e) const noexcept override {
-    const auto* error = dynamic_cast<const pqxx::sql_error*>(&e);
-    if (error == nullptr || error->sqlstate().size() != 5) return false;
-    const std::string_view cls = std::string_view(error->sqlstate()).substr(0, 2);
-    constexpr std::array<std::string_view, 7> refusals{"22", "23", "25", "42", "53", "0A", "P0"};
-    return std::find(refusals.begin(), refusals.end(), cls) != refusals.end();
-  }
+  [[nodiscard]] bool refused(const std::exception& e) const noexcept override { return refused_before_commit(e); }
   transaction& tx() override { return *this; }
   tree_storage* trees() noexcept override { return &trees_; }
 
@@ -305,6 +293,14 @@ std::unique_ptr<pqxx::connection> connect(const std::string& uri) {
 std::optional<table_state> read_table(const pqxx::result& r, std::string_view id) {
   if (r.empty()) return std::nullopt;
   return read_table_row(r[0], id);
+}
+
+bool refused_before_commit(const std::exception& e) noexcept {
+  const auto* error = dynamic_cast<const pqxx::sql_error*>(&e);
+  if (error == nullptr || error->sqlstate().size() != 5) return false;
+  const std::string_view cls = std::string_view(error->sqlstate()).substr(0, 2);
+  constexpr std::array<std::string_view, 7> refusals{"22", "23", "25", "42", "53", "0A", "P0"};
+  return std::find(refusals.begin(), refusals.end(), cls) != refusals.end();
 }
 
 std::unique_ptr<batch_backend> make_pg_backend(std::string uri) { return std::make_unique<pg_backend>(std::move(uri)); }

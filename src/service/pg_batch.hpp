@@ -2,6 +2,7 @@
 // src/service.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,5 +21,12 @@ namespace fairdeck::service::pg_db {
 [[nodiscard]] std::optional<table_state> read_table(const pqxx::result& r, std::string_view id);
 // One writer connection for the group committer (connects lazily, in begin()).
 [[nodiscard]] std::unique_ptr<batch_backend> make_pg_backend(std::string uri);
+// The writer's batch_backend::refused: an error PostgreSQL raised running the batch's
+// statements, before its COMMIT could take effect (SQLSTATE classes 22 bad data, 23 a
+// constraint, 25 a read-only server, 42 a statement or privilege, 53 a full disk or memory,
+// 0A, P0 a trigger): nothing committed. Not a lost connection, an operator's intervention
+// (57: shutdown, cancel), a system or internal error (58, XX): there the COMMIT's outcome is
+// not certain, and rerunning the batch could deal twice.
+[[nodiscard]] bool refused_before_commit(const std::exception& e) noexcept;
 
 }  // namespace fairdeck::service::pg_db

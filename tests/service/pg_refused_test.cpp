@@ -1,0 +1,41 @@
+// Which PostgreSQL errors in a batch's COMMIT query rerun the batch with a savepoint per write
+// (src/service/pg_batch.hpp, refused_before_commit): those raised while its statements ran,
+// never one after which the COMMIT's outcome is uncertain (a rerun could deal twice). The
+// path itself runs end to end in e2e_test.py's postgres scenario (a CHECK constraint).
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "pg_batch.hpp"
+
+namespace {
+
+using fairdeck::service::pg_db::refused_before_commit;
+
+bool refused(const char* sqlstate) { return refused_before_commit(pqxx::sql_error("error", "COMMIT", sqlstate)); }
+
+TEST(PgRefused, ErrorsRaisedByTheStatementsAreRefusals) {
+  EXPECT_TRUE(refused_before_commit(pqxx::integrity_constraint_violation("check", "q", "23514")));
+  EXPECT_TRUE(refused_before_commit(pqxx::data_exception("bad array", "q", "22P02")));
+  EXPECT_TRUE(refused_before_commit(pqxx::disk_full("no space", "q", "53100")));
+  EXPECT_TRUE(refused("25006"));  // read-only transaction: a standby
+  EXPECT_TRUE(refused("42501"));  // privilege
+  EXPECT_TRUE(refused("0A000"));
+  EXPECT_TRUE(refused("P0001"));  // a trigger's RAISE
+}
+
+TEST(PgRefused, UncertainOutcomesAreNot) {
+  EXPECT_FALSE(refused("57P01"));  // admin shutdown
+  EXPECT_FALSE(refused("57014"));  // query canceled
+  EXPECT_FALSE(refused("58030"));  // I/O error
+  EXPECT_FALSE(refused("XX000"));  // internal error
+  EXPECT_FALSE(refused("08006"));  // connection failure
+  EXPECT_FALSE(refused(nullptr));  // no SQLSTATE
+  EXPECT_FALSE(refused("2"));
+  EXPECT_FALSE(refused_before_commit(pqxx::broken_connection("gone")));
+  EXPECT_FALSE(refused_before_commit(pqxx::serialization_failure("could not serialize")));  // retried, not isolated
+  EXPECT_FALSE(refused_before_commit(fairdeck::service::store_unavailable("connection lost during COMMIT")));
+  EXPECT_FALSE(refused_before_commit(std::runtime_error("23514")));
+}
+
+}  // namespace
