@@ -30,6 +30,7 @@ while getopts c:s:r:t:p:a:o:w:l: o; do
   esac
 done
 shift $((OPTIND - 1))
+[[ -z $delay || $delay =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "pg_bench: -l wants a delay in ms (a number), not '$delay'" >&2; exit 2; }
 bins=()
 for b in "${@:-build/release/fairdeckd}"; do
   [[ -x $b ]] || { echo "pg_bench: $b not built" >&2; exit 2; }
@@ -68,6 +69,7 @@ if [[ -n $delay ]]; then
   python3 bench/service/delay_proxy.py "$fdport" "$pgport" "$delay" &
   proxy=$!
   for _ in $(seq 100); do pg_isready -q -h 127.0.0.1 -p "$fdport" && break; sleep 0.05; done
+  pg_isready -q -h 127.0.0.1 -p "$fdport" || { echo "pg_bench: the delay proxy did not start on port $fdport" >&2; exit 1; }
   echo "SELECT 1;" >"$work/select1.sql"
   link_rtt=$(pgbench -n -h 127.0.0.1 -p "$fdport" -U postgres -c 1 -T 2 -f "$work/select1.sql" pgb 2>&1 | awk '/^latency average/ {print $4}')
 fi
