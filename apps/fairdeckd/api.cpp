@@ -430,6 +430,12 @@ std::string api::metrics() {
   counter("fairdeck_store_isolated_batches_total",
           "Transactions rerun with a savepoint per write because a write or one of its rows was refused.",
           st.isolated_batches);
+  counter("fairdeck_store_retried_batches_total",
+          "Transactions rerun whole after a retryable failure (deadlock, serialization, a writer's kept rows changed).",
+          st.retried_batches);
+  counter("fairdeck_store_optimistic_batches_total",
+          "Transactions committed in one round trip on rows the writer kept from its last commits (PostgreSQL).",
+          st.optimistic_batches);
   out += "# HELP fairdeck_http_responses_total HTTP responses by status class.\n"
          "# TYPE fairdeck_http_responses_total counter\n";
   constexpr std::array<const char*, 7> labels{"2xx", "4xx", "401", "429", "5xx", "413", "431"};

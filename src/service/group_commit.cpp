@@ -281,9 +281,11 @@ void group_committer::run_batch(std::vector<item>& batch) {
   // First run without savepoints (a savepoint costs two more statements per write: +60 %
   // deal time on PostgreSQL). If a write throws, the batch is rolled back and run again with
   // a SAVEPOINT per write, so that write answers its own error and the rest commits.
-  bool isolate = false, backoff = false;
+  bool isolate = false, backoff = false, optimistic = false;
+  std::uint64_t retried = 0;
   batch_keys keys(key_);  // seeds opened by this batch's deals, wiped when it ends
-  for (int attempt = 0; attempt < 5 && !refused; ++attempt) {
+  constexpr int attempts = 5;
+  for (int attempt = 0; attempt < attempts && !refused; ++attempt) {
     error.clear();
     if (backoff) std::this_thread::sleep_for(std::chrono::milliseconds(5 << attempt));
     backoff = false;
@@ -317,6 +319,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
         if (backend_->retryable(e) || isolate || !backend_->refused(e)) throw;
         throw write_failed();  // a row was refused: rerun with a savepoint per write to find whose
       }
+      optimistic = backend_->optimistic();
       break;
     } catch (const write_failed&) {
       backend_->rollback();
@@ -327,6 +330,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
       if (error.empty()) error = "database error";
       if (!backend_->retryable(e)) break;
       backoff = true;
+      if (attempt + 1 < attempts) ++retried;
     }
   }
   if (!error.empty())
@@ -341,6 +345,8 @@ void group_committer::run_batch(std::vector<item>& batch) {
     stats_.writes += batch.size();
     if (!error.empty()) ++stats_.failed_batches;
     if (isolate) ++stats_.isolated_batches;
+    stats_.retried_batches += retried;
+    if (optimistic) ++stats_.optimistic_batches;
     if (deferred) {  // answered by the syncer, after the sync that covers this commit
       to_sync_.push_back(committed{std::move(batch), std::move(results)});
     }

@@ -4,12 +4,16 @@
 // (prefetch); then every write whose answer nothing reads — its records (one INSERT ...
 // SELECT * FROM unnest(...)), table rows, tree nodes and heads — with COMMIT as one query.
 // Both run prepared statements by SQL EXECUTE where the statement is the same every batch.
+// When the writer already holds every row and head the batch needs, as its own last commits
+// left them, the batch costs 1 round trip: the prefetch is skipped and the COMMIT query first
+// locks and checks those rows (optimistic concurrency; a changed row reruns the batch locked).
 #include "pg_batch.hpp"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <map>
+#include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -56,21 +60,82 @@ void prepare_all(pqxx::connection& c) {
   for (const char* name : {"load_many", "load_many_heads", "append_many"}) c.prepare_now(name);
 }
 
-// Columns 0..9 of `row`: the table's state as "load" selects it.
-table_state read_table_row(const pqxx::row& row, std::string_view id) {
+// A table's columns that its writes change, as stored.
+struct table_row {
+  std::string sealed_seed, commitment;
+  std::int64_t next_nonce = 0, next_seq = 0;
+  std::string head_hash, seat_seeds, hands;
+};
+
+table_row row_of(const table_state& t) {
+  return {t.sealed_seed,     t.commitment, as_db(t.next_nonce),
+          as_db(t.next_seq), t.head_hash,  nlohmann::json(t.seat_seeds).dump(),
+          hand_state_text(t)};
+}
+
+// The state a reader of the stored row gets (read back from the columns, not copied).
+table_state state_of(std::string_view id, unsigned seats, deck_spec spec, const table_row& r) {
   table_state t;
   t.id = std::string(id);
-  t.seats = row[0].as<unsigned>();
-  t.spec = deck_spec{row[1].as<unsigned>(), row[2].as<unsigned>()};
-  t.sealed_seed = row[3].as<std::string>();
-  t.commitment = row[4].as<std::string>();
-  t.next_nonce = from_db(row[5].as<std::int64_t>());
-  t.next_seq = from_db(row[6].as<std::int64_t>());
-  t.head_hash = row[7].as<std::string>();
-  t.seat_seeds = nlohmann::json::parse(row[8].as<std::string>()).get<std::vector<std::string>>();
-  read_hand_state(t, row[9].as<std::string>());
+  t.seats = seats;
+  t.spec = spec;
+  t.sealed_seed = r.sealed_seed;
+  t.commitment = r.commitment;
+  t.next_nonce = from_db(r.next_nonce);
+  t.next_seq = from_db(r.next_seq);
+  t.head_hash = r.head_hash;
+  t.seat_seeds = nlohmann::json::parse(r.seat_seeds).get<std::vector<std::string>>();
+  read_hand_state(t, r.hands);
   return t;
 }
+
+// Columns 3..9 of `row` ("load"'s columns).
+table_row read_row(const pqxx::row& row) {
+  return {row[3].as<std::string>(), row[4].as<std::string>(), row[5].as<std::int64_t>(), row[6].as<std::int64_t>(),
+          row[7].as<std::string>(), row[8].as<std::string>(), row[9].as<std::string>()};
+}
+
+// Columns 0..9 of `row`: the table's state as "load" selects it.
+table_state read_table_row(const pqxx::row& row, std::string_view id) {
+  return state_of(id, row[0].as<unsigned>(), deck_spec{row[1].as<unsigned>(), row[2].as<unsigned>()}, read_row(row));
+}
+
+// Table rows as eight array literals: id, sealed_seed, commitment, next_nonce, next_seq,
+// head_hash, seat_seeds, hands (the order of unnest(...) AS u(id, s, c, n, q, h, e, d)).
+class row_arrays {
+ public:
+  void add(std::string_view id, const table_row& r) {
+    b_[0].quoted(id);
+    b_[1].quoted(r.sealed_seed);
+    b_[2].quoted(r.commitment);
+    b_[3].number(r.next_nonce);
+    b_[4].number(r.next_seq);
+    b_[5].quoted(r.head_hash);
+    b_[6].quoted(r.seat_seeds);
+    b_[7].quoted(r.hands);
+    ++count_;
+  }
+  [[nodiscard]] std::size_t count() const noexcept { return count_; }
+  // "unnest(...) AS u(id, s, c, n, q, h, e, d)" of the rows added.
+  [[nodiscard]] std::string unnest(const pqxx::transaction_base& x) {
+    std::array<std::string, 8> a;
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = literal(x, b_[i].take());
+    return fmt::format(
+        "unnest({}::text[], {}::text[], {}::text[], {}::bigint[], {}::bigint[], {}::text[], {}::text[], {}::text[]) "
+        "AS u(id, s, c, n, q, h, e, d)",
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+  }
+
+ private:
+  std::array<array_builder, 8> b_;
+  std::size_t count_ = 0;
+};
+
+// A batch run on the writer's kept rows found one changed (another writer, another instance):
+// nothing was committed, and the batch is run again on rows read locked.
+struct stale_rows : std::runtime_error {
+  stale_rows() : std::runtime_error("a table changed since this writer's last batch (another writer): rerun") {}
+};
 
 class pg_backend final : public batch_backend, public transaction {
  public:
@@ -81,6 +146,15 @@ class pg_backend final : public batch_backend, public transaction {
   // (503 + Retry-After), and a multi-host URI with target_session_attrs=read-write finds
   // the new primary after a failover without a restart.
   void begin() override {
+    // A server that ended the connection between batches (a restart, a failover, an idle
+    // timeout) said so on its socket: read here without a round trip, so that a batch which
+    // sends nothing before its COMMIT (the optimistic path) does not find it out there, where
+    // a lost connection leaves the outcome unknown.
+    if (conn_) try {
+        conn_->get_notifs();
+      } catch (...) {
+        conn_.reset();
+      }
     if (!conn_ || !conn_->is_open()) {
       conn_.reset();
       const auto now = std::chrono::steady_clock::now();
@@ -97,10 +171,7 @@ class pg_backend final : public batch_backend, public transaction {
         throw;
       }
     }
-    drop_pending();
-    drop_updates();
-    prefetched_.clear();
-    trees_.forget();
+    forget_batch();
     tx_.open(*conn_);  // BEGIN goes with the first statement
   }
   // A connection lost during COMMIT leaves the outcome unknown: the batch must not be run
@@ -112,6 +183,7 @@ class pg_backend final : public batch_backend, public transaction {
   // committer reruns the batch with a savepoint per write (refused()) to find whose row it was.
   void commit() override {
     std::string sql;
+    if (!optimistic_.empty()) render_checks(sql);
     render_records(sql);
     render_updates(sql);
     trees_.render_writes(sql);
@@ -123,16 +195,21 @@ class pg_backend final : public batch_backend, public transaction {
       conn_.reset();
       throw store_unavailable(
           scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
+    } catch (const pqxx::sql_error& e) {
+      // The checks divide by zero when a kept row changed; nothing else in the query divides.
+      if (optimistic_.empty() || e.sqlstate() != "22012") throw;
+      pessimistic_until_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      throw stale_rows();
     }
     tx_.close();
+    keep_committed();
   }
   // After any failed batch the connection is dropped: it may now lead to a node that was
   // demoted to a standby (read-only), and the next batch must find the primary again.
   void rollback() noexcept override {
-    drop_pending();
-    drop_updates();
-    prefetched_.clear();
-    trees_.forget();
+    forget_batch();
+    known_.clear();
+    trees_.forget_known();
     try {
       if (tx_.begun()) tx_->exec0("ROLLBACK");
     } catch (...) {
@@ -148,8 +225,10 @@ class pg_backend final : public batch_backend, public transaction {
   }
   [[nodiscard]] bool retryable(const std::exception& e) const noexcept override {
     return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
-           dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
+           dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr ||
+           dynamic_cast<const stale_rows*>(&e) != nullptr;
   }
+  [[nodiscard]] bool optimistic() const noexcept override { return !optimistic_.empty(); }
   [[nodiscard]] bool refused(const std::exception& e) const noexcept override { return refused_before_commit(e); }
   transaction& tx() override { return *this; }
   tree_storage* trees() noexcept override { return &trees_; }
@@ -160,8 +239,23 @@ class pg_backend final : public batch_backend, public transaction {
   }
   // The batch's table rows (locked FOR UPDATE) and tree heads: one round trip for the batch
   // instead of two per table, with BEGIN. Absent rows are remembered as absent.
+  // Optimistic path: when this writer committed or read every one of the batch's rows (and
+  // heads) in its last batches — one table always goes to the same writer — it takes them as
+  // kept, sends nothing now, and commit() puts in front of the batch's writes the checks that
+  // lock them in the same order and find them unchanged: the batch costs one round trip. A
+  // changed row (another instance wrote) fails the check, nothing is committed, and the batch
+  // is rerun on rows read locked (stale_rows, retryable); the kept rows are not used for a
+  // second, so two instances writing one table do not fail every other batch.
   void prefetch(std::span<const std::string> tables, bool trees) override {
     if (tables.empty()) return;
+    if (std::chrono::steady_clock::now() >= pessimistic_until_ &&
+        std::all_of(tables.begin(), tables.end(), [&](const std::string& t) { return known_.contains(t); }) &&
+        (!trees || trees_.recall(tables))) {
+      for (const auto& t : tables) prefetched_.insert_or_assign(t, known_.find(t)->second.state);
+      optimistic_.assign(tables.begin(), tables.end());
+      optimistic_trees_ = trees;
+      return;
+    }
     array_builder id_array;
     for (const auto& t : tables) id_array.quoted(t);
     const std::string ids = literal(tx_.quoting(), id_array.take());
@@ -171,8 +265,13 @@ class pg_backend final : public batch_backend, public transaction {
       const auto id = row[10].as<std::string>();
       if (trees && row[13].as<int>() == 1)
         trees_.found(id, row[11].as<std::string>(), row[12].as<std::string>());
-      else
-        prefetched_[id] = read_table_row(row, id);
+      else {
+        auto columns = read_row(row);
+        auto state = state_of(id, row[0].as<unsigned>(), deck_spec{row[1].as<unsigned>(), row[2].as<unsigned>()},
+                              columns);
+        pending_known_.insert_or_assign(id, known_table{state, std::move(columns)});
+        prefetched_[id] = std::move(state);
+      }
     }
   }
 
@@ -186,8 +285,9 @@ class pg_backend final : public batch_backend, public transaction {
   // with the tree's writes and COMMIT in one round trip (commit()), one UPDATE for all the
   // batch's tables.
   void update(const table_state& t) override {
-    updates_.insert_or_assign(t.id, table_update{t.sealed_seed, t.commitment, as_db(t.next_nonce), as_db(t.next_seq),
-                                                 t.head_hash, nlohmann::json(t.seat_seeds).dump(), hand_state_text(t)});
+    auto row = row_of(t);
+    pending_known_.insert_or_assign(t.id, known_table{state_of(t.id, t.seats, t.spec, row), row});
+    updates_.insert_or_assign(t.id, std::move(row));
   }
   // Records are buffered and sent with COMMIT (render_records), or by flush_writes (after each
   // write when each has its savepoint, and before a read of records), so a batch of n deals
@@ -229,6 +329,35 @@ class pg_backend final : public batch_backend, public transaction {
     for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
   }
   void drop_updates() noexcept { updates_.clear(); }
+  // A new transaction, or a failed one: nothing buffered, prefetched or pending.
+  void forget_batch() noexcept {
+    drop_pending();
+    drop_updates();
+    prefetched_.clear();
+    pending_known_.clear();
+    optimistic_.clear();
+    trees_.forget();
+  }
+  // After COMMIT: the rows (and heads) this batch read or wrote are the kept ones.
+  void keep_committed() {
+    if (known_.size() + pending_known_.size() > max_known) known_.clear();
+    for (auto& [id, k] : pending_known_) known_.insert_or_assign(id, std::move(k));
+    pending_known_.clear();
+    trees_.committed();
+  }
+  // The optimistic batch's checks (";\n"-terminated), first in its COMMIT query: lock its
+  // tables' rows in id order (then their heads, as the locked prefetch does) and divide by
+  // zero unless every one is still the kept one.
+  void render_checks(std::string& sql) {
+    row_arrays rows;
+    for (const auto& t : optimistic_) rows.add(t, known_.find(t)->second.row);
+    sql += fmt::format(
+        "SELECT 1 / (count(*) = {})::int FROM (SELECT 1 FROM fairdeck_tables AS t JOIN {} ON t.id = u.id AND "
+        "t.sealed_seed = u.s AND t.commitment = u.c AND t.next_nonce = u.n AND t.next_seq = u.q AND t.head_hash = u.h "
+        "AND t.seat_seeds = u.e AND t.hands = u.d ORDER BY t.id COLLATE \"C\" FOR UPDATE OF t) AS locked;\n",
+        rows.count(), rows.unnest(tx_.quoting()));
+    if (optimistic_trees_) trees_.render_check(sql, optimistic_);
+  }
   // The buffered records as one EXECUTE of append_many (";\n"-terminated), then forgotten.
   void render_records(std::string& sql) {
     if (tables_arr_.empty()) return;
@@ -240,37 +369,30 @@ class pg_backend final : public batch_backend, public transaction {
   // The buffered table rows as one UPDATE ... FROM unnest(...) (";\n"-terminated), then forgotten.
   void render_updates(std::string& sql) {
     if (updates_.empty()) return;
-    std::array<array_builder, 8> b;  // id, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands
-    for (const auto& [id, u] : updates_) {
-      b[0].quoted(id);
-      b[1].quoted(u.sealed_seed);
-      b[2].quoted(u.commitment);
-      b[3].number(u.next_nonce);
-      b[4].number(u.next_seq);
-      b[5].quoted(u.head_hash);
-      b[6].quoted(u.seat_seeds);
-      b[7].quoted(u.hands);
-    }
-    std::array<std::string, 8> a;
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = literal(tx_.quoting(), b[i].take());
+    row_arrays rows;
+    for (const auto& [id, u] : updates_) rows.add(id, u);
     sql += fmt::format(
         "UPDATE fairdeck_tables AS t SET sealed_seed = u.s, commitment = u.c, next_nonce = u.n, next_seq = u.q, "
-        "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM unnest({}::text[], {}::text[], {}::text[], {}::bigint[], "
-        "{}::bigint[], {}::text[], {}::text[], {}::text[]) AS u(id, s, c, n, q, h, e, d) WHERE t.id = u.id;\n",
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+        "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM {} WHERE t.id = u.id;\n",
+        rows.unnest(tx_.quoting()));
     updates_.clear();
   }
   std::string uri_;
   // The buffered records as five array literals (table ids, seqs, nonces, bodies, hashes).
   array_builder tables_arr_, seqs_arr_, nonces_arr_, bodies_arr_, hashes_arr_;
   // Table rows written with COMMIT (update), by id: the last state of each table in the batch.
-  struct table_update {
-    std::string sealed_seed, commitment;
-    std::int64_t next_nonce = 0, next_seq = 0;
-    std::string head_hash, seat_seeds, hands;
-  };
-  std::map<std::string, table_update, std::less<>> updates_;
+  std::map<std::string, table_row, std::less<>> updates_;
   std::map<std::string, std::optional<table_state>, std::less<>> prefetched_;  // this transaction's
+  // Rows kept for the optimistic path: as committed by this writer's last batches, and as
+  // this transaction read or wrote them (kept if it commits).
+  struct known_table {
+    table_state state;
+    table_row row;
+  };
+  std::map<std::string, known_table, std::less<>> known_, pending_known_;
+  std::vector<std::string> optimistic_;  // this batch's tables when it runs on kept rows
+  bool optimistic_trees_ = false;
+  std::chrono::steady_clock::time_point pessimistic_until_{};  // no kept rows used before (after stale_rows)
   std::unique_ptr<pqxx::connection> conn_;
   writer_tx tx_;
   tree_statements trees_;

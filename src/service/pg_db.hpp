@@ -2,6 +2,7 @@
 // (array literals: pg_array.hpp) and the transparency log's statements (pg_tree.cpp). Internal to src/service.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -17,6 +18,10 @@
 #include "pg_array.hpp"
 
 namespace fairdeck::service::pg_db {
+
+// Tables whose rows and tree heads a writer keeps between batches (its optimistic path,
+// pg_batch.cpp); past this it forgets them all and reads them again, locked.
+inline constexpr std::size_t max_known = 4096;
 
 // First line only: database messages can run to several lines of detail.
 inline std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
@@ -95,8 +100,19 @@ class tree_statements final : public tree_storage {
   void forget() noexcept {
     prefetched_.clear();
     drop_writes();
+    pending_known_.clear();
     rebuilding_ = false;
   }
+  // The heads this writer read locked or wrote in its committed transactions, kept for its
+  // next batches (the backend's optimistic path, pg_batch.cpp). recall: when every one of
+  // `tables` has a kept head, answers load_head from them (no statement) and returns true;
+  // else changes nothing. render_check: a statement (";\n"-terminated) that locks those
+  // heads, in table order, and divides by zero unless each is still the kept one.
+  // committed: this transaction's heads are now the kept ones. forget_known: none kept.
+  [[nodiscard]] bool recall(std::span<const std::string> tables);
+  void render_check(std::string& sql, std::span<const std::string> tables) const;
+  void committed();
+  void forget_known() noexcept { known_.clear(); }
   std::optional<head> load_head(std::string_view table) override;
   void save_head(std::string_view table, const tlog::frontier& tree, std::string_view checkpoint) override;
   void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override;
@@ -115,6 +131,7 @@ class tree_statements final : public tree_storage {
   writer_tx& tx_;
   batch_backend& writes_;
   std::map<std::string, std::optional<head>, std::less<>> prefetched_;
+  std::map<std::string, head, std::less<>> known_, pending_known_;  // kept heads; this transaction's
   // Buffered nodes as four array literals (tables, levels, indexes, hex hashes) and heads by table.
   array_builder node_tables_, node_levels_, node_indexes_, node_hashes_;
   std::map<std::string, saved_head, std::less<>> heads_;

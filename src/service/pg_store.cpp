@@ -270,6 +270,8 @@ class pg_store final : public store {
       s.writes += one.writes;
       s.failed_batches += one.failed_batches;
       s.isolated_batches += one.isolated_batches;
+      s.retried_batches += one.retried_batches;
+      s.optimistic_batches += one.optimistic_batches;
     }
     return s;
   }

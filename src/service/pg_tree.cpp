@@ -1,5 +1,6 @@
 // The transparency log's statements of the PostgreSQL store (pg_db.hpp; the tree and its
 // guarantees: log_tree.hpp): the writer's tree_storage and the readers' queries.
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -34,7 +35,38 @@ void tree_statements::expect(std::span<const std::string> tables) {
 }
 
 void tree_statements::found(const std::string& table, const std::string& frontier, std::string checkpoint) {
-  prefetched_[table] = head{tlog::frontier::from_text(frontier), std::move(checkpoint)};
+  head h{tlog::frontier::from_text(frontier), std::move(checkpoint)};
+  pending_known_.insert_or_assign(table, h);
+  prefetched_[table] = std::move(h);
+}
+
+bool tree_statements::recall(std::span<const std::string> tables) {
+  if (!std::all_of(tables.begin(), tables.end(), [&](const std::string& t) { return known_.contains(t); }))
+    return false;
+  for (const auto& t : tables) prefetched_.insert_or_assign(t, known_.find(t)->second);
+  return true;
+}
+
+void tree_statements::render_check(std::string& sql, std::span<const std::string> tables) const {
+  array_builder ids, sizes, checkpoints;
+  for (const auto& t : tables) {
+    const auto& h = known_.find(t)->second;
+    ids.quoted(t);
+    sizes.number(as_db(h.tree.size()));
+    checkpoints.quoted(h.checkpoint);
+  }
+  const auto& x = tx_.quoting();
+  sql += fmt::format(
+      "SELECT 1 / (count(*) = {})::int FROM (SELECT 1 FROM fairdeck_tree_heads AS h JOIN unnest({}::text[], "
+      "{}::bigint[], {}::text[]) AS k(id, z, c) ON h.table_id = k.id AND h.size = k.z AND h.checkpoint = k.c "
+      "ORDER BY h.table_id COLLATE \"C\" FOR UPDATE OF h) AS locked;\n",
+      tables.size(), literal(x, ids.take()), literal(x, sizes.take()), literal(x, checkpoints.take()));
+}
+
+void tree_statements::committed() {
+  if (known_.size() + pending_known_.size() > max_known) known_.clear();
+  for (auto& [t, h] : pending_known_) known_.insert_or_assign(t, std::move(h));
+  pending_known_.clear();
 }
 
 std::optional<tree_storage::head> tree_statements::load_head(std::string_view table) {
@@ -51,6 +83,7 @@ void tree_statements::save_head(std::string_view table, const tlog::frontier& tr
   std::string frontier = tree.to_text();
   buffered_bytes_ += table.size() + frontier.size() + checkpoint.size() + 24;
   heads_.insert_or_assign(std::string(table), saved_head{tree.size(), std::move(frontier), std::string(checkpoint)});
+  pending_known_.insert_or_assign(std::string(table), head{tree, std::string(checkpoint)});
   spill_if_large();
 }
 

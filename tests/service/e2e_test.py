@@ -3,10 +3,10 @@
 HTTP (standard library only). The log checker below is an independent re-implementation of
 docs/log-format.md and docs/provably-fair.md, so it cross-checks the C++ code.
 
-Usage: e2e_test.py --bin build/release/fairdeckd {happy|errors|restart|kill9|postgres}
-Exit 0 = pass, 1 = fail, 77 = skipped (e.g. no PostgreSQL binaries)."""
+Usage: e2e_test.py --bin build/release/fairdeckd {happy|errors|restart|kill9}
+Exit 0 = pass, 1 = fail. Two instances on PostgreSQL: e2e_postgres_test.py (pg_cluster is here)."""
 import argparse, atexit, contextlib, hashlib, hmac, http.client, json, os, random, shutil, signal, socket, subprocess
-import re, sys, tempfile, threading, time
+import sys, tempfile, threading, time
 
 BIN = None
 ZERO = "0" * 64
@@ -507,136 +507,6 @@ def pg_cluster(tmp):
         pg_stop()
 
 
-def isolated_batches(srv):
-    status, metrics = call(srv.conn(), "GET", "/metrics")
-    check(status == 200, f"metrics: {status}")
-    return int(re.search(r"^fairdeck_store_isolated_batches_total (\d+)$", metrics, re.M).group(1))
-
-
-def refused_row_fails_only_its_deal(uri, key, token, psql):
-    """A record row PostgreSQL refuses (here: a CHECK on one table's records) fails only its own
-    deal. A batch's records travel with its COMMIT; a refused COMMIT reruns the batch with a
-    savepoint per write, so another table's deals in the same batches still commit. One writer
-    connection, so both tables' deals share batches."""
-    srv = Server(uri, "--key-file", key, "--writers", "1")
-    open_table(srv.conn(), token, "clean", ["p1"])
-    open_table(srv.conn(), token, "poisoned", ["poison-seed"])
-    psql("ALTER TABLE fairdeck_records ADD CONSTRAINT fd_test_poison CHECK (body NOT LIKE '%seat_seed=poison-seed%')")
-    before = isolated_batches(srv)
-    statuses, lock = {"clean": [], "poisoned": []}, threading.Lock()
-
-    def deal(table):
-        c = srv.conn(timeout=10)
-        for _ in range(15):
-            status, _ = call(c, "POST", f"/v1/tables/{table}/deals", {}, token)
-            with lock:
-                statuses[table].append(status)
-
-    workers = [threading.Thread(target=deal, args=(t,)) for t in ("clean", "poisoned") for _ in range(6)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    psql("ALTER TABLE fairdeck_records DROP CONSTRAINT fd_test_poison")
-    check(statuses["clean"] == [200] * 90, f"deals beside a refused row: {sorted(set(statuses['clean']))}")
-    check(statuses["poisoned"] == [503] * 90, f"deals whose row is refused: {sorted(set(statuses['poisoned']))}")
-    check(isolated_batches(srv) > before, "no batch was rerun with a savepoint per write")
-    status, info = call(srv.conn(), "GET", "/v1/tables/poisoned")
-    check(status == 200 and info["next_nonce"] == 0, f"a refused deal advanced its table: {info}")
-    status, d = call(srv.conn(), "POST", "/v1/tables/poisoned/deals", {}, token)
-    check(status == 200 and d["nonce"] == 0, f"deal once the row is accepted: {status} {d}")
-    check(srv.stop() == 0, "clean stop")
-
-
-def postgres(tmp):
-    with pg_cluster(tmp) as (uri, pg_start, pg_stop, psql):
-        key = os.path.join(tmp, "pg.key")
-        token = init(uri, "--key-file", key)
-        a = Server(uri, "--key-file", key)
-        b = Server(uri, "--key-file", key)
-        open_table(a.conn(), token, "shared", ["p1", "p2"])
-        # A seed with a quote, a backslash and a non-ASCII letter: records and table rows reach
-        # PostgreSQL inside array literals, whose escaping this exercises.
-        open_table(b.conn(), token, "other", ['q "x" \\ y\\ \u00e9'])
-        acked, errors_seen, lock, stop = [], [], threading.Lock(), threading.Event()
-        workers = [threading.Thread(target=load, args=(srv, token, ["shared", "other"], stop, acked, errors_seen, lock))
-                   for srv in (a, b) for _ in range(8)]
-        for w in workers:
-            w.start()
-        time.sleep(4)
-        stop.set()
-        for w in workers:
-            w.join()
-        check(not errors_seen, f"errors under load: {sorted(set(errors_seen))}")
-        per = {}
-        for d in acked:
-            per.setdefault(d["table"], []).append(d["nonce"])
-        for t, nonces in per.items():
-            check(len(nonces) == len(set(nonces)), f"{t}: a nonce was used twice across instances")
-        refused_row_fails_only_its_deal(uri, key, token, psql)
-        # the database goes away: 503, and both instances recover when it returns
-        pg_stop()
-        status, _ = call(a.conn(), "POST", "/v1/tables/shared/deals", {}, token)
-        check(status == 503, f"database gone: {status}")
-        check(call(a.conn(), "GET", "/healthz")[0] == 503, "healthz with the database gone")
-        pg_start()
-        for srv in (a, b):
-            status, d = call(srv.conn(), "POST", "/v1/tables/shared/deals", {}, token)
-            check(status == 200, f"no recovery: {status} {d}")
-            acked.append(d)
-        for t in ("shared", "other"):
-            status, info = call(b.conn(), "GET", f"/v1/tables/{t}")
-            top = max(d["nonce"] for d in acked if d["table"] == t)
-            check(status == 200 and info["next_nonce"] == top + 1, f"{t}: next_nonce {info}")
-            call(a.conn(), "POST", f"/v1/tables/{t}/rotate", None, token)
-            records = log_of(b, t)
-            verified, unrevealed = verify_log(records)
-            stored = {r["nonce"]: r for r in records if r["type"] == "deal"}
-            for d in (x for x in acked if x["table"] == t):
-                check(stored.get(d["nonce"], {}).get("cards") == d["cards"], f"{t}: nonce {d['nonce']} lost")
-        # The transparency log on PostgreSQL (issue #29): both instances serve one tree per table,
-        # equal to the RFC 9162 recomputation, and every receipt from either instance verifies.
-        import tlog_e2e_test
-        log_name = call(a.conn(), "GET", "/v1/log-key")[1].split("+")[0]
-        for t in ("shared", "other"):
-            for srv in (a, b):
-                tlog_e2e_test.check_tree(srv, t, log_name, samples=4)
-            leaves = tlog_e2e_test.leaves_of(a, t)
-            for d in (x for x in acked if x["table"] == t):
-                tlog_e2e_test.check_receipt(d["receipt"], leaves, log_name, t)
-        check(a.stop() == 0 and b.stop() == 0, "clean stop of both instances")
-        # Trees rebuilt on open (a store from before the log, or lost trees) while another
-        # instance's identical rebuild holds one of the nodes uncommitted: the rebuild waits for
-        # it, then skips the identical node instead of failing on the duplicate key.
-        nodes = psql("SELECT count(*) FROM fairdeck_tree_nodes")
-        first = psql("SELECT encode(hash, 'hex') FROM fairdeck_tree_nodes WHERE table_id = 'other' AND level = 1 AND idx = 0")
-        check(int(nodes) > 0 and len(first) == 64, f"nodes stored: {nodes} {first!r}")
-        psql("DELETE FROM fairdeck_tree_heads; DELETE FROM fairdeck_tree_nodes")
-        holder = psql.session()
-        holder.stdin.write("BEGIN;\nINSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) "
-                           f"VALUES('other', 1, 0, decode('{first}', 'hex'));\nSELECT 'held';\n")
-        holder.stdin.flush()
-        check(holder.stdout.readline().strip() == "held", f"the node held: {holder.stderr.read() if holder.poll() else ''}")
-        started = []
-        opener = threading.Thread(target=lambda: started.append(Server(uri, "--key-file", key)))
-        opener.start()
-        time.sleep(1.5)  # the rebuild reaches the held node and waits for its transaction
-        holder.stdin.write("COMMIT;\n")
-        holder.stdin.close()
-        check(holder.wait(timeout=60) == 0, f"holder: {holder.stderr.read()}")
-        opener.join(timeout=120)
-        check(len(started) == 1, "the instance rebuilding the trees did not start")
-        c = started[0]
-        check(psql("SELECT count(*) FROM fairdeck_tree_nodes") == nodes, "rebuilt trees have other nodes")
-        for t in ("shared", "other"):
-            tlog_e2e_test.check_tree(c, t, log_name, samples=4)
-        status, d = call(c.conn(), "POST", "/v1/tables/other/deals", {}, token)
-        check(status == 200, f"deal after the rebuild: {status} {d}")
-        tlog_e2e_test.check_receipt(d["receipt"], tlog_e2e_test.leaves_of(c, "other"), log_name, "other")
-        check(c.stop() == 0, "clean stop after the rebuild")
-        print(f"postgres: ok ({len(acked)} deals from two instances, no nonce reused; trees rebuilt)")
-
-
 def run_scenario(scenarios, prefix):
     """The command line of every fairdeckd test script: --bin PATH SCENARIO, where SCENARIO
     names one of `scenarios` (name -> function(tmp_dir)); runs it in a fresh temp dir."""
@@ -655,4 +525,4 @@ def run_scenario(scenarios, prefix):
 
 
 if __name__ == "__main__":
-    run_scenario({f.__name__: f for f in (happy, errors, restart, kill9, postgres)}, "fairdeckd-e2e-")
+    run_scenario({f.__name__: f for f in (happy, errors, restart, kill9)}, "fairdeckd-e2e-")

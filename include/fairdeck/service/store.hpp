@@ -80,6 +80,10 @@ class batch_backend {
   // and read their rows (and, with `trees`, their tree heads) in one round trip, in that
   // order, and answer load()/load_head() for them from what it read.
   virtual void prefetch(std::span<const std::string> /*tables*/, bool /*trees*/) {}
+  // Did this batch's prefetch answer from rows the backend kept from its own last commits,
+  // without reading or locking them (PostgreSQL: they are checked, locked, with COMMIT, and a
+  // changed row makes the batch fail as retryable)? Counted in commit_stats::optimistic_batches.
+  [[nodiscard]] virtual bool optimistic() const noexcept { return false; }
   // The transparency log's tables on this connection (log_tree.hpp); nullptr: none.
   virtual tree_storage* trees() noexcept { return nullptr; }
   // Deferred durability (group commit, pipelined): commit() makes a batch visible but not
@@ -94,7 +98,9 @@ struct commit_stats {
   std::uint64_t batches = 0;
   std::uint64_t writes = 0;
   std::uint64_t failed_batches = 0;
-  std::uint64_t isolated_batches = 0;  // rerun with a savepoint per write because a write threw
+  std::uint64_t isolated_batches = 0;    // rerun with a savepoint per write because a write threw
+  std::uint64_t retried_batches = 0;     // rerun after a retryable failure (deadlock, serialization, stale rows)
+  std::uint64_t optimistic_batches = 0;  // committed on the writer's kept rows (batch_backend::optimistic)
 };
 
 class group_committer {
