@@ -27,6 +27,10 @@ using namespace std::chrono_literals;
 struct row_refused : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// What PostgreSQL's writer throws when the rows it kept changed under it: nothing committed, retryable.
+struct rows_changed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // In-memory tables; commit() and sync() are counted, sync() can be held and made to fail.
 class fake_backend final : public batch_backend, public transaction {
@@ -37,6 +41,8 @@ class fake_backend final : public batch_backend, public transaction {
   bool fail_sync = false;
   bool hold_begin = false;
   int commits = 0, syncs = 0, syncs_started = 0, begins = 0, savepoints = 0;
+  int stale_commits = 0;      // the next commits that throw rows_changed
+  bool on_kept_rows = false;  // optimistic()
   std::map<std::string, table_state> tables, pending, saved;
   // Records are buffered as PostgreSQL's backend buffers them: sent by flush_writes() or with
   // commit(), and refused there when they belong to `refuse_table`.
@@ -69,8 +75,16 @@ class fake_backend final : public batch_backend, public transaction {
   [[nodiscard]] bool refused(const std::exception& e) const noexcept override {
     return dynamic_cast<const row_refused*>(&e) != nullptr;
   }
+  [[nodiscard]] bool retryable(const std::exception& e) const noexcept override {
+    return dynamic_cast<const rows_changed*>(&e) != nullptr;
+  }
+  [[nodiscard]] bool optimistic() const noexcept override { return on_kept_rows; }
   void commit() override {
     std::lock_guard lock(m);
+    if (stale_commits > 0) {
+      --stale_commits;
+      throw rows_changed("a kept row changed");
+    }
     send_buffered();
     tables = pending;
     ++commits;
@@ -306,6 +320,26 @@ TEST_F(committer_fixture, ManyConcurrentWritesAreAllAnsweredAfterSyncs) {
   std::lock_guard l(be->m);
   EXPECT_GE(be->syncs, 1);
   EXPECT_LE(be->syncs, be->commits);
+}
+
+TEST_F(committer_fixture, ARetryableCommitFailureRerunsTheBatchAndIsCounted) {
+  const auto t = open_seeded_table();
+  gc->flush();
+  const auto before = gc->stats();
+  {
+    std::lock_guard lock(be->m);
+    be->stale_commits = 2;
+    be->on_kept_rows = true;
+  }
+  std::vector<std::future<write_result>> deals;
+  deals.push_back(submit(deal{t, {}}));
+  expect_dealt(deals, 0);  // two attempts failed, nothing of them committed: the nonce is not skipped
+  gc->flush();
+  const auto after = gc->stats();
+  EXPECT_EQ(after.retried_batches - before.retried_batches, 2u);
+  EXPECT_EQ(after.optimistic_batches - before.optimistic_batches, 1u);  // one batch, however many attempts
+  EXPECT_EQ(after.failed_batches, before.failed_batches);
+  EXPECT_EQ(after.batches - before.batches, 1u);
 }
 
 }  // namespace
