@@ -56,8 +56,16 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("append_many",
             "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) SELECT * FROM "
             "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[])");
+  // The optimistic batch's check (pg_backend::render_checks): locks the rows in id order, and
+  // divides by zero unless each still holds the values given.
+  c.prepare("check_tables",
+            "SELECT 1 / (count(*) = cardinality($1::text[]))::int FROM (SELECT 1 FROM fairdeck_tables AS t JOIN "
+            "unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[]) "
+            "AS u(id, s, c, n, q, h, e, d) ON t.id = u.id AND t.sealed_seed = u.s AND t.commitment = u.c AND "
+            "t.next_nonce = u.n AND t.next_seq = u.q AND t.head_hash = u.h AND t.seat_seeds = u.e AND t.hands = u.d "
+            "ORDER BY t.id COLLATE \"C\" FOR UPDATE OF t) AS locked");
   // Run by SQL EXECUTE inside a text query (prefetch, commit): registered with the server now.
-  for (const char* name : {"load_many", "load_many_heads", "append_many"}) c.prepare_now(name);
+  for (const char* name : {"load_many", "load_many_heads", "append_many", "check_tables"}) c.prepare_now(name);
 }
 
 // A table's columns that its writes change, as stored.
@@ -113,22 +121,16 @@ class row_arrays {
     b_[5].quoted(r.head_hash);
     b_[6].quoted(r.seat_seeds);
     b_[7].quoted(r.hands);
-    ++count_;
   }
-  [[nodiscard]] std::size_t count() const noexcept { return count_; }
-  // "unnest(...) AS u(id, s, c, n, q, h, e, d)" of the rows added.
-  [[nodiscard]] std::string unnest(const pqxx::transaction_base& x) {
+  // The eight array literals of the rows added (then forgotten).
+  [[nodiscard]] std::array<std::string, 8> literals(const pqxx::transaction_base& x) {
     std::array<std::string, 8> a;
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = literal(x, b_[i].take());
-    return fmt::format(
-        "unnest({}::text[], {}::text[], {}::text[], {}::bigint[], {}::bigint[], {}::text[], {}::text[], {}::text[]) "
-        "AS u(id, s, c, n, q, h, e, d)",
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    return a;
   }
 
  private:
   std::array<array_builder, 8> b_;
-  std::size_t count_ = 0;
 };
 
 // A batch run on the writer's kept rows found one changed (another writer, another instance):
@@ -198,7 +200,7 @@ class pg_backend final : public batch_backend, public transaction {
     } catch (const pqxx::sql_error& e) {
       // The checks divide by zero when a kept row changed; nothing else in the query divides.
       if (optimistic_.empty() || e.sqlstate() != "22012") throw;
-      pessimistic_until_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      rest_kept_rows();
       throw stale_rows();
     }
     tx_.close();
@@ -244,8 +246,8 @@ class pg_backend final : public batch_backend, public transaction {
   // kept, sends nothing now, and commit() puts in front of the batch's writes the checks that
   // lock them in the same order and find them unchanged: the batch costs one round trip. A
   // changed row (another instance wrote) fails the check, nothing is committed, and the batch
-  // is rerun on rows read locked (stale_rows, retryable); the kept rows are not used for a
-  // second, so two instances writing one table do not fail every other batch.
+  // is rerun on rows read locked (stale_rows, retryable); the kept rows then rest
+  // (rest_kept_rows), so two instances writing one table do not fail every other batch.
   void prefetch(std::span<const std::string> tables, bool trees) override {
     if (tables.empty()) return;
     if (std::chrono::steady_clock::now() >= pessimistic_until_ &&
@@ -329,6 +331,17 @@ class pg_backend final : public batch_backend, public transaction {
     for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
   }
   void drop_updates() noexcept { updates_.clear(); }
+  // After a stale batch: no kept rows for 1 s, doubling (to 5 min) while stale batches follow
+  // each other within 10 min — another writer keeps writing this writer's tables, and each
+  // stale attempt is a round trip, a reconnect and a signed checkpoint that never commits.
+  void rest_kept_rows() {
+    using namespace std::chrono_literals;
+    const auto now = std::chrono::steady_clock::now();
+    const bool again = rest_.count() > 0 && now - last_stale_ < 10min;
+    rest_ = again ? std::min<std::chrono::milliseconds>(rest_ * 2, 5min) : std::chrono::milliseconds(1s);
+    last_stale_ = now;
+    pessimistic_until_ = now + rest_;
+  }
   // A new transaction, or a failed one: nothing buffered, prefetched or pending.
   void forget_batch() noexcept {
     drop_pending();
@@ -351,11 +364,7 @@ class pg_backend final : public batch_backend, public transaction {
   void render_checks(std::string& sql) {
     row_arrays rows;
     for (const auto& t : optimistic_) rows.add(t, known_.find(t)->second.row);
-    sql += fmt::format(
-        "SELECT 1 / (count(*) = {})::int FROM (SELECT 1 FROM fairdeck_tables AS t JOIN {} ON t.id = u.id AND "
-        "t.sealed_seed = u.s AND t.commitment = u.c AND t.next_nonce = u.n AND t.next_seq = u.q AND t.head_hash = u.h "
-        "AND t.seat_seeds = u.e AND t.hands = u.d ORDER BY t.id COLLATE \"C\" FOR UPDATE OF t) AS locked;\n",
-        rows.count(), rows.unnest(tx_.quoting()));
+    sql += fmt::format("EXECUTE check_tables({});\n", fmt::join(rows.literals(tx_.quoting()), ", "));
     if (optimistic_trees_) trees_.render_check(sql, optimistic_);
   }
   // The buffered records as one EXECUTE of append_many (";\n"-terminated), then forgotten.
@@ -371,10 +380,12 @@ class pg_backend final : public batch_backend, public transaction {
     if (updates_.empty()) return;
     row_arrays rows;
     for (const auto& [id, u] : updates_) rows.add(id, u);
+    const auto a = rows.literals(tx_.quoting());
     sql += fmt::format(
         "UPDATE fairdeck_tables AS t SET sealed_seed = u.s, commitment = u.c, next_nonce = u.n, next_seq = u.q, "
-        "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM {} WHERE t.id = u.id;\n",
-        rows.unnest(tx_.quoting()));
+        "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM unnest({}::text[], {}::text[], {}::text[], {}::bigint[], "
+        "{}::bigint[], {}::text[], {}::text[], {}::text[]) AS u(id, s, c, n, q, h, e, d) WHERE t.id = u.id;\n",
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
     updates_.clear();
   }
   std::string uri_;
@@ -393,6 +404,8 @@ class pg_backend final : public batch_backend, public transaction {
   std::vector<std::string> optimistic_;  // this batch's tables when it runs on kept rows
   bool optimistic_trees_ = false;
   std::chrono::steady_clock::time_point pessimistic_until_{};  // no kept rows used before (after stale_rows)
+  std::chrono::steady_clock::time_point last_stale_{};
+  std::chrono::milliseconds rest_{0};
   std::unique_ptr<pqxx::connection> conn_;
   writer_tx tx_;
   tree_statements trees_;

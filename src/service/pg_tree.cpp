@@ -28,6 +28,12 @@ void prepare_tree_statements(pqxx::connection& c) {
   c.prepare("head_load", "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1 FOR UPDATE");
   c.prepare("record_hashes",
             "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
+  // render_check's statement, run by SQL EXECUTE inside the COMMIT query: registered now.
+  c.prepare("check_heads",
+            "SELECT 1 / (count(*) = cardinality($1::text[]))::int FROM (SELECT 1 FROM fairdeck_tree_heads AS h JOIN "
+            "unnest($1::text[], $2::bigint[], $3::text[]) AS k(id, z, c) ON h.table_id = k.id AND h.size = k.z AND "
+            "h.checkpoint = k.c ORDER BY h.table_id COLLATE \"C\" FOR UPDATE OF h) AS locked");
+  c.prepare_now("check_heads");
 }
 
 void tree_statements::expect(std::span<const std::string> tables) {
@@ -56,11 +62,8 @@ void tree_statements::render_check(std::string& sql, std::span<const std::string
     checkpoints.quoted(h.checkpoint);
   }
   const auto& x = tx_.quoting();
-  sql += fmt::format(
-      "SELECT 1 / (count(*) = {})::int FROM (SELECT 1 FROM fairdeck_tree_heads AS h JOIN unnest({}::text[], "
-      "{}::bigint[], {}::text[]) AS k(id, z, c) ON h.table_id = k.id AND h.size = k.z AND h.checkpoint = k.c "
-      "ORDER BY h.table_id COLLATE \"C\" FOR UPDATE OF h) AS locked;\n",
-      tables.size(), literal(x, ids.take()), literal(x, sizes.take()), literal(x, checkpoints.take()));
+  sql += fmt::format("EXECUTE check_heads({}, {}, {});\n", literal(x, ids.take()), literal(x, sizes.take()),
+                     literal(x, checkpoints.take()));
 }
 
 void tree_statements::committed() {
