@@ -54,12 +54,14 @@ void prepare_all(pqxx::connection& c) {
   c.prepare("record_at", "SELECT body, hash FROM fairdeck_records WHERE table_id = $1 AND seq = $2");
   // A batch's records in one statement (pg_backend::flush_writes): one round trip instead of one per record.
   c.prepare("append_many",
-            "INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) SELECT * FROM "
-            "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[])");
+            fmt::format("INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) SELECT * FROM "
+                        "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[]) WHERE {}",
+                        fresh_guard));
   // The optimistic batch's check (pg_backend::render_checks): locks the rows in id order, and
-  // divides by zero unless each still holds the values given.
+  // sets fairdeck.stale (pg_db.hpp, fresh_guard) to whether any no longer holds the values given.
   c.prepare("check_tables",
-            "SELECT 1 / (count(*) = cardinality($1::text[]))::int FROM (SELECT 1 FROM fairdeck_tables AS t JOIN "
+            "SELECT set_config('fairdeck.stale', (count(*) <> cardinality($1::text[]))::text, false) FROM (SELECT 1 "
+            "FROM fairdeck_tables AS t JOIN "
             "unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[]) "
             "AS u(id, s, c, n, q, h, e, d) ON t.id = u.id AND t.sealed_seed = u.s AND t.commitment = u.c AND "
             "t.next_nonce = u.n AND t.next_seq = u.q AND t.head_hash = u.h AND t.seat_seeds = u.e AND t.hands = u.d "
@@ -183,27 +185,29 @@ class pg_backend final : public batch_backend, public transaction {
   // nodes and head) go with COMMIT as one multi-statement query: one round trip. A statement
   // refused in it aborts the transaction before COMMIT runs: nothing is committed, and the
   // committer reruns the batch with a savepoint per write (refused()) to find whose row it was.
+  // An optimistic batch's query starts with its checks and ends, after COMMIT, by reading their
+  // verdict: stale, its guarded writes wrote nothing (an empty transaction committed).
   void commit() override {
+    tx_.ungate();
+    const bool checked = !optimistic_.empty();
     std::string sql;
-    if (!optimistic_.empty()) render_checks(sql);
+    if (checked) render_checks(sql);
     render_records(sql);
     render_updates(sql);
     trees_.render_writes(sql);
     sql += "COMMIT";
+    if (checked) sql += ";\nSELECT current_setting('fairdeck.stale', true)";
+    pqxx::result verdict;
     try {
-      tx_.exec(std::move(sql));
+      verdict = tx_.exec(std::move(sql));
     } catch (const pqxx::broken_connection& e) {
       tx_.close();
       conn_.reset();
       throw store_unavailable(
           scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
-    } catch (const pqxx::sql_error& e) {
-      // The checks divide by zero when a kept row changed; nothing else in the query divides.
-      if (optimistic_.empty() || e.sqlstate() != "22012") throw;
-      rest_kept_rows();
-      throw stale_rows();
     }
     tx_.close();
+    if (checked) fresh_or_throw(verdict, true);
     keep_committed();
   }
   // After any failed batch the connection is dropped: it may now lead to a node that was
@@ -256,6 +260,7 @@ class pg_backend final : public batch_backend, public transaction {
       for (const auto& t : tables) prefetched_.insert_or_assign(t, known_.find(t)->second.state);
       optimistic_.assign(tables.begin(), tables.end());
       optimistic_trees_ = trees;
+      tx_.gate([this] { check_kept_rows(); });
       return;
     }
     array_builder id_array;
@@ -331,6 +336,28 @@ class pg_backend final : public batch_backend, public transaction {
     for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
   }
   void drop_updates() noexcept { updates_.clear(); }
+  // The optimistic checks' verdict (one row: fairdeck.stale). 'true': stale_rows, retryable
+  // (nothing was written). Anything but 'true' or 'false' would leave unknown whether the
+  // guarded writes ran (`committed`: they did if they were not skipped): not retried.
+  void fresh_or_throw(const pqxx::result& r, bool committed) {
+    const std::string v = r.size() == 1 && r.columns() == 1 && !r[0][0].is_null() ? r[0][0].as<std::string>() : "";
+    if (v == "false") return;
+    if (v == "true") {
+      rest_kept_rows();
+      throw stale_rows();
+    }
+    throw store_unavailable(committed ? "unexpected answer to the batch's checks; whether it committed is unknown"
+                                      : "unexpected answer to the batch's checks");
+  }
+  // Before anything else an optimistic batch sends ahead of its COMMIT (an idempotency key, a
+  // record read, a table outside the batch): its checks, alone, then it goes on as a batch on
+  // locked rows.
+  void check_kept_rows() {
+    std::string sql;
+    render_checks(sql);
+    optimistic_.clear();
+    fresh_or_throw(tx_.exec(std::move(sql)), false);
+  }
   // After a stale batch: no kept rows for 1 s, doubling (to 5 min) while stale batches follow
   // each other within 10 min — another writer keeps writing this writer's tables, and each
   // stale attempt is a round trip, a reconnect and a signed checkpoint that never commits.
@@ -359,8 +386,8 @@ class pg_backend final : public batch_backend, public transaction {
     trees_.committed();
   }
   // The optimistic batch's checks (";\n"-terminated), first in its COMMIT query: lock its
-  // tables' rows in id order (then their heads, as the locked prefetch does) and divide by
-  // zero unless every one is still the kept one.
+  // tables' rows in id order (then their heads, as the locked prefetch does) and set
+  // fairdeck.stale unless every one is still the kept one.
   void render_checks(std::string& sql) {
     row_arrays rows;
     for (const auto& t : optimistic_) rows.add(t, known_.find(t)->second.row);
@@ -384,8 +411,8 @@ class pg_backend final : public batch_backend, public transaction {
     sql += fmt::format(
         "UPDATE fairdeck_tables AS t SET sealed_seed = u.s, commitment = u.c, next_nonce = u.n, next_seq = u.q, "
         "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM unnest({}::text[], {}::text[], {}::text[], {}::bigint[], "
-        "{}::bigint[], {}::text[], {}::text[], {}::text[]) AS u(id, s, c, n, q, h, e, d) WHERE t.id = u.id;\n",
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+        "{}::bigint[], {}::text[], {}::text[], {}::text[]) AS u(id, s, c, n, q, h, e, d) WHERE t.id = u.id AND {};\n",
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], fresh_guard);
     updates_.clear();
   }
   std::string uri_;

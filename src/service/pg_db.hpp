@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -22,6 +23,14 @@ namespace fairdeck::service::pg_db {
 // Tables whose rows and tree heads a writer keeps between batches (its optimistic path,
 // pg_batch.cpp); past this it forgets them all and reads them again, locked.
 inline constexpr std::size_t max_known = 4096;
+
+// The optimistic batch's verdict (pg_batch.cpp): its checks set the session variable
+// fairdeck.stale to 'true' when a kept row changed, and every write the COMMIT query carries
+// is guarded by this condition, so a stale batch writes nothing and raises no error (a failed
+// statement's whole query text — with the batch's signed checkpoints — would go to
+// PostgreSQL's log: a signature over a state that never committed). Unset, or 'false', on
+// every connection the writer goes on using.
+inline constexpr const char* fresh_guard = "current_setting('fairdeck.stale', true) IS DISTINCT FROM 'true'";
 
 // First line only: database messages can run to several lines of detail.
 inline std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
@@ -45,15 +54,22 @@ class writer_tx {
   void open(pqxx::connection& c) {
     tx_.emplace(c);
     begun_ = false;
+    gate_ = nullptr;
   }
   void close() noexcept {
     tx_.reset();
     begun_ = false;
+    gate_ = nullptr;
   }
+  // `f` runs once, before the next statement sent through operator-> or exec (the optimistic
+  // batch's checks, sent before anything else the batch sends before COMMIT); ungate: not.
+  void gate(std::function<void()> f) { gate_ = std::move(f); }
+  void ungate() noexcept { gate_ = nullptr; }
   // Was anything, hence BEGIN, sent?
   [[nodiscard]] bool begun() const noexcept { return begun_; }
   // The transaction, begun.
   pqxx::nontransaction* operator->() {
+    pass_gate();
     if (!begun_) {
       begun_ = true;
       tx_->exec0("BEGIN");
@@ -62,6 +78,7 @@ class writer_tx {
   }
   // `sql` (one or more statements, as text) in the transaction; returns the last one's result.
   pqxx::result exec(std::string sql) {
+    pass_gate();
     if (!begun_) {
       begun_ = true;
       sql.insert(0, "BEGIN;\n");
@@ -72,8 +89,15 @@ class writer_tx {
   [[nodiscard]] const pqxx::transaction_base& quoting() const { return *tx_; }
 
  private:
+  void pass_gate() {
+    if (!gate_) return;
+    const auto f = std::move(gate_);
+    gate_ = nullptr;
+    f();
+  }
   std::optional<pqxx::nontransaction> tx_;
   bool begun_ = false;
+  std::function<void()> gate_;
 };
 
 // ---- the transparency log's storage (pg_tree.cpp; schema in log_tree.hpp) ----
@@ -106,8 +130,9 @@ class tree_statements final : public tree_storage {
   // The heads this writer read locked or wrote in its committed transactions, kept for its
   // next batches (the backend's optimistic path, pg_batch.cpp). recall: when every one of
   // `tables` has a kept head, answers load_head from them (no statement) and returns true;
-  // else changes nothing. render_check: a statement (";\n"-terminated) that locks those
-  // heads, in table order, and divides by zero unless each is still the kept one.
+  // else changes nothing. render_check: a statement (";\n"-terminated, after the tables'
+  // check) that locks those heads, in table order, and sets fairdeck.stale to 'true' unless
+  // each is still the kept one (fresh_guard).
   // committed: this transaction's heads are now the kept ones. forget_known: none kept.
   [[nodiscard]] bool recall(std::span<const std::string> tables);
   void render_check(std::string& sql, std::span<const std::string> tables) const;

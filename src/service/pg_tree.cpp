@@ -30,7 +30,8 @@ void prepare_tree_statements(pqxx::connection& c) {
             "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
   // render_check's statement, run by SQL EXECUTE inside the COMMIT query: registered now.
   c.prepare("check_heads",
-            "SELECT 1 / (count(*) = cardinality($1::text[]))::int FROM (SELECT 1 FROM fairdeck_tree_heads AS h JOIN "
+            "SELECT set_config('fairdeck.stale', (current_setting('fairdeck.stale', true) = 'true' OR count(*) <> "
+            "cardinality($1::text[]))::text, false) FROM (SELECT 1 FROM fairdeck_tree_heads AS h JOIN "
             "unnest($1::text[], $2::bigint[], $3::text[]) AS k(id, z, c) ON h.table_id = k.id AND h.size = k.z AND "
             "h.checkpoint = k.c ORDER BY h.table_id COLLATE \"C\" FOR UPDATE OF h) AS locked");
   c.prepare_now("check_heads");
@@ -120,9 +121,9 @@ void tree_statements::render_writes(std::string& sql) {
     // an identical node already present is skipped.
     sql += fmt::format(
         "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT t, l, i, decode(h, 'hex') "
-        "FROM unnest({}::text[], {}::int[], {}::bigint[], {}::text[]) AS n(t, l, i, h){};\n",
+        "FROM unnest({}::text[], {}::int[], {}::bigint[], {}::text[]) AS n(t, l, i, h) WHERE {}{};\n",
         literal(x, node_tables_.take()), literal(x, node_levels_.take()), literal(x, node_indexes_.take()),
-        literal(x, node_hashes_.take()), rebuilding_ ? " ON CONFLICT DO NOTHING" : "");
+        literal(x, node_hashes_.take()), fresh_guard, rebuilding_ ? " ON CONFLICT DO NOTHING" : "");
   }
   if (!heads_.empty()) {
     array_builder ids, sizes, frontiers, checkpoints;
@@ -134,10 +135,11 @@ void tree_statements::render_writes(std::string& sql) {
     }
     sql += fmt::format(
         "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) "
-        "SELECT * FROM unnest({}::text[], {}::bigint[], {}::text[], {}::text[]) "
+        "SELECT * FROM unnest({}::text[], {}::bigint[], {}::text[], {}::text[]) WHERE {} "
         "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
         "checkpoint = excluded.checkpoint;\n",
-        literal(x, ids.take()), literal(x, sizes.take()), literal(x, frontiers.take()), literal(x, checkpoints.take()));
+        literal(x, ids.take()), literal(x, sizes.take()), literal(x, frontiers.take()), literal(x, checkpoints.take()),
+        fresh_guard);
   }
   drop_writes();
 }

@@ -6,7 +6,7 @@ deal stored and verified, every receipt in the transparency log); a writer's kep
 when another instance changed them; a row PostgreSQL refuses fails only its own deal; the
 database goes away and comes back; trees rebuilt on open while another instance holds a node.
 Usage: e2e_postgres_test.py --bin build/release/fairdeckd postgres (exit 77: skipped)."""
-import os, re, sys, threading, time
+import json, os, re, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
@@ -20,39 +20,68 @@ def store_counter(srv, name):
     return int(re.search(rf"^fairdeck_store_{name}_total (\d+)$", metrics, re.M).group(1))
 
 
-def kept_rows_are_checked(a, b, token):
+def deal(srv, token, table, key=None):
+    """POST a deal, with an Idempotency-Key when `key` is given; (status, answer)."""
+    c = srv.conn()
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    if key:
+        headers["Idempotency-Key"] = key
+    c.request("POST", f"/v1/tables/{table}/deals", body="{}", headers=headers)
+    r = c.getresponse()
+    return r.status, json.loads(r.read())
+
+
+def errors_in(pg_log):
+    with open(pg_log, errors="replace") as f:
+        return sum(1 for line in f if "ERROR:" in line)
+
+
+def kept_rows_are_checked(a, b, token, pg_log):
     """A writer keeps the rows its last commits left and runs its next batch on them in one round
     trip, locking and checking them with COMMIT (pg_batch.cpp). Another instance's deal in between
-    changes the row: the check finds it, nothing is committed, the batch reruns on the row read
-    locked, and the deal takes the next nonce. After that, kept rows rest for a second."""
+    changes the row: the check finds it, nothing is written, the batch reruns on the row read
+    locked, and the deal takes the next nonce; kept rows then rest (1 s, then 2 s). A batch that
+    reads before its COMMIT (an Idempotency-Key) sends the check first: a stale key lookup never
+    writes the key. No stale batch raises an error in PostgreSQL (whose log would keep the
+    query's text: a signed checkpoint that never committed)."""
     open_table(a.conn(), token, "kept", ["k1"])
     before = {id(s): (store_counter(s, "optimistic_batches"), store_counter(s, "retried_batches")) for s in (a, b)}
+    errors_before = errors_in(pg_log)
 
     def counts(srv):
         o, r = before[id(srv)]
         return store_counter(srv, "optimistic_batches") - o, store_counter(srv, "retried_batches") - r
 
     answers = []
-    for step, srv in enumerate((a, a, b, a, a, a)):
+    # step: 0, 1 a (the second on kept rows); 2 b; 3 a (stale: rerun); 4 a (resting); 5 a after the
+    # rest (kept rows again); 6 b; 7 a with a key (stale at the check before the key lookup);
+    # 8 a with the same key (the same deal, answered again)
+    for step, srv in enumerate((a, a, b, a, a, a, b, a, a)):
         if step == 5:
             time.sleep(1.2)  # past the rest after a stale batch
-        status, d = call(srv.conn(), "POST", "/v1/tables/kept/deals", {}, token)
+        status, d = deal(srv, token, "kept", "kept-key-7" if step >= 7 else None)
         check(status == 200, f"kept rows: deal {step}: {status} {d}")
         answers.append(d)
         if step == 1:
             check(counts(a)[0] >= 1, f"kept rows: a second deal in a row was not optimistic: {counts(a)}")
-            opt_before_stale = counts(a)[0]
-        if step == 3:
-            check(counts(a) == (opt_before_stale, 1), f"kept rows: a changed row was not caught: {counts(a)}")
-            check(counts(b) == (0, 0), f"kept rows: the other instance: {counts(b)}")
-        if step == 4:
-            check(counts(a) == (opt_before_stale, 1), f"kept rows: used again at once after a stale batch: {counts(a)}")
-    check(counts(a) == (opt_before_stale + 1, 1), f"kept rows: not used again after the rest: {counts(a)}")
-    check([d["nonce"] for d in answers] == list(range(6)), f"kept rows: nonces {[d['nonce'] for d in answers]}")
+            opt = counts(a)[0]
+        if step in (3, 4):
+            check(counts(a) == (opt, 1), f"kept rows: step {step}: a changed row not caught, or no rest: {counts(a)}")
+        if step == 5:
+            check(counts(a) == (opt + 1, 1), f"kept rows: not used again after the rest: {counts(a)}")
+        if step == 7:
+            check(counts(a) == (opt + 1, 2), f"kept rows: a stale key lookup was not caught: {counts(a)}")
+    # b kept its row from step 2; a changed it since, so b's step 6 was stale and rerun
+    check(counts(b) == (0, 1), f"kept rows: the other instance: {counts(b)}")
+    nonces = [d["nonce"] for d in answers]
+    check(nonces == list(range(8)) + [7], f"kept rows: nonces {nonces}")
+    check(answers[8]["cards"] == answers[7]["cards"], "kept rows: the key's deal answered differently")
     records = log_of(b, "kept")
     verify_log(records)
     stored = {r["nonce"]: r["cards"] for r in records if r["type"] == "deal"}
-    check(all(stored.get(d["nonce"]) == d["cards"] for d in answers), "kept rows: a deal's stored cards differ")
+    check(len(stored) == 8 and all(stored.get(d["nonce"]) == d["cards"] for d in answers),
+          "kept rows: a deal's stored cards differ")
+    check(errors_in(pg_log) == errors_before, "kept rows: PostgreSQL logged an error (a stale batch's query text)")
 
 
 def refused_row_fails_only_its_deal(uri, key, token, psql):
@@ -100,7 +129,7 @@ def postgres(tmp):
         # A seed with a quote, a backslash and a non-ASCII letter: records and table rows reach
         # PostgreSQL inside array literals, whose escaping this exercises.
         open_table(b.conn(), token, "other", ['q "x" \\ y\\ \u00e9'])
-        kept_rows_are_checked(a, b, token)
+        kept_rows_are_checked(a, b, token, os.path.join(tmp, "pg", "log"))
         acked, errors_seen, lock, stop = [], [], threading.Lock(), threading.Event()
         workers = [threading.Thread(target=load, args=(srv, token, ["shared", "other"], stop, acked, errors_seen, lock))
                    for srv in (a, b) for _ in range(8)]
