@@ -6,7 +6,8 @@
 // Both run prepared statements by SQL EXECUTE where the statement is the same every batch.
 // When the writer already holds every row and head the batch needs, as its own last commits
 // left them, the batch costs 1 round trip: the prefetch is skipped and the COMMIT query first
-// locks and checks those rows (optimistic concurrency; a changed row reruns the batch locked).
+// locks and checks those rows (optimistic concurrency; a changed row reruns the batch locked;
+// docs/service.md, "one round trip a batch on the writer's kept rows").
 #include "pg_batch.hpp"
 
 #include <algorithm>
@@ -136,7 +137,8 @@ class row_arrays {
 };
 
 // A batch run on the writer's kept rows found one changed (another writer, another instance):
-// nothing was committed, and the batch is run again on rows read locked.
+// nothing was written, and the batch is run again on rows read locked. The writer then drops
+// its connection (rollback), the only one where fairdeck.stale was ever 'true'.
 struct stale_rows : std::runtime_error {
   stale_rows() : std::runtime_error("a table changed since this writer's last batch (another writer): rerun") {}
 };
@@ -249,8 +251,8 @@ class pg_backend final : public batch_backend, public transaction {
   // heads) in its last batches — one table always goes to the same writer — it takes them as
   // kept, sends nothing now, and commit() puts in front of the batch's writes the checks that
   // lock them in the same order and find them unchanged: the batch costs one round trip. A
-  // changed row (another instance wrote) fails the check, nothing is committed, and the batch
-  // is rerun on rows read locked (stale_rows, retryable); the kept rows then rest
+  // changed row (another instance wrote) fails the check, the guarded writes write nothing,
+  // and the batch is rerun on rows read locked (stale_rows, retryable); the kept rows then rest
   // (rest_kept_rows), so two instances writing one table do not fail every other batch.
   void prefetch(std::span<const std::string> tables, bool trees) override {
     if (tables.empty()) return;
