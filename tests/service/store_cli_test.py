@@ -6,7 +6,7 @@ in PGPASSWORD / PGPASSFILE (never on the command line, never in an error).
 
 Usage: store_cli_test.py --bin build/release/fairdeckd {sqlite|postgres}
 Exit 0 = pass, 1 = fail, 77 = skipped (no PostgreSQL 15 binaries). Reuses e2e_test.py's helpers."""
-import argparse, json, os, re, shutil, subprocess, sys, tempfile, threading, time
+import json, os, re, shutil, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402

@@ -6,11 +6,11 @@ Helpers (init, Server, call) come from e2e_test.py next to this file.
 
 Usage: transport_test.py --bin build/release/fairdeckd {caps|emfile|timeouts|listeners|proxy}
 Exit 0 = pass, 1 = fail."""
-import argparse, os, re, resource, shutil, socket, subprocess, sys, tempfile, time
+import os, re, resource, socket, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
-from e2e_test import call, check, fail, init  # noqa: E402
+from e2e_test import call, check, init  # noqa: E402
 
 
 class LimitedServer(e2e.Server):
