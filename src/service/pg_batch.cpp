@@ -231,11 +231,7 @@ class pg_backend final : public batch_backend, public transaction {
     drop_pending();  // the failed write's rows, never sent
     tx_->exec0("ROLLBACK TO SAVEPOINT fairdeck_write; RELEASE SAVEPOINT fairdeck_write");
   }
-  [[nodiscard]] bool retryable(const std::exception& e) const noexcept override {
-    return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
-           dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr ||
-           dynamic_cast<const stale_rows*>(&e) != nullptr;
-  }
+  [[nodiscard]] bool retryable(const std::exception& e) const noexcept override { return rerun_whole_batch(e); }
   [[nodiscard]] bool optimistic() const noexcept override { return !optimistic_.empty(); }
   [[nodiscard]] bool refused(const std::exception& e) const noexcept override { return refused_before_commit(e); }
   transaction& tx() override { return *this; }
@@ -465,6 +461,12 @@ bool refused_before_commit(const std::exception& e) noexcept {
   const std::string_view cls = std::string_view(error->sqlstate()).substr(0, 2);
   constexpr std::array<std::string_view, 7> refusals{"22", "23", "25", "42", "53", "0A", "P0"};
   return std::find(refusals.begin(), refusals.end(), cls) != refusals.end();
+}
+
+bool rerun_whole_batch(const std::exception& e) noexcept {
+  if (dynamic_cast<const pqxx::statement_completion_unknown*>(&e) != nullptr) return false;
+  return dynamic_cast<const pqxx::transaction_rollback*>(&e) != nullptr ||
+         dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr || dynamic_cast<const stale_rows*>(&e) != nullptr;
 }
 
 std::unique_ptr<batch_backend> make_pg_backend(std::string uri) { return std::make_unique<pg_backend>(std::move(uri)); }

@@ -1,7 +1,8 @@
 // Which PostgreSQL errors in a batch's COMMIT query rerun the batch with a savepoint per write
 // (src/service/pg_batch.hpp, refused_before_commit): those raised while its statements ran,
 // never one after which the COMMIT's outcome is uncertain (a rerun could deal twice). The
-// path itself runs end to end in e2e_test.py's postgres scenario (a CHECK constraint).
+// path itself runs end to end in e2e_postgres_test.py (a CHECK constraint). And which rerun the
+// whole batch (rerun_whole_batch): never one whose outcome is uncertain either.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -11,6 +12,7 @@
 namespace {
 
 using fairdeck::service::pg_db::refused_before_commit;
+using fairdeck::service::pg_db::rerun_whole_batch;
 
 bool refused(const char* sqlstate) { return refused_before_commit(pqxx::sql_error("error", "COMMIT", sqlstate)); }
 
@@ -36,6 +38,19 @@ TEST(PgRefused, UncertainOutcomesAreNot) {
   EXPECT_FALSE(refused_before_commit(pqxx::serialization_failure("could not serialize")));  // retried, not isolated
   EXPECT_FALSE(refused_before_commit(fairdeck::service::store_unavailable("connection lost during COMMIT")));
   EXPECT_FALSE(refused_before_commit(std::runtime_error("23514")));
+}
+
+TEST(PgRerun, DeadlocksSerializationAndLostConnectionsRerunTheBatch) {
+  EXPECT_TRUE(rerun_whole_batch(pqxx::deadlock_detected("deadlock")));
+  EXPECT_TRUE(rerun_whole_batch(pqxx::serialization_failure("could not serialize")));
+  EXPECT_TRUE(rerun_whole_batch(pqxx::broken_connection("gone")));
+}
+
+TEST(PgRerun, UnknownOutcomesAndRefusalsDoNot) {
+  EXPECT_FALSE(rerun_whole_batch(pqxx::statement_completion_unknown("unknown")));
+  EXPECT_FALSE(rerun_whole_batch(fairdeck::service::store_unavailable("connection lost during COMMIT")));
+  EXPECT_FALSE(rerun_whole_batch(pqxx::integrity_constraint_violation("check", "q", "23514")));
+  EXPECT_FALSE(rerun_whole_batch(std::runtime_error("40001")));
 }
 
 }  // namespace
