@@ -3,8 +3,9 @@
 // (-DDRIVER_OMPEVAL) by bench/peers/ompeval_eval.sh, so both sides do the same work.
 //   eval_driver HANDS PASSES [ITEMS]
 // ITEMS (comma-separated names, default all) runs only those items: bench/peers/ompeval_eval.sh
-// runs each item in its own process right after its OMPEval counterpart, so the two sides of a
-// ratio are timed seconds apart, not a whole side's run apart.
+// runs each item in its own process at the same time as its OMPEval counterpart, the two
+// alternating in 10 ms slices (bench/peers/alternate.py), so both sides of a ratio meet the same
+// moments of the machine. Every timer here is CPU time: a stopped process uses none.
 // Prints one line per work item, "name<TAB>M evaluations/s<TAB>checksum":
 //   rand_cards   HANDS random 7-card hands given as 7 card indices (in each side's own card type
 //                and encoding: fairdeck::card_t, 2 bytes; OMPEval's benchmark's uint8_t, 1 byte;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fairdeck's 7-card evaluator against OMPEval's HandEvaluator (zekyll/OMPEval), side by side on
 # this machine, one thread, CPU time. Fetches nothing: give it a checkout of OMPEval's sources.
-#   bench/peers/ompeval_eval.sh OMPEVAL_SRC [ROUNDS=5] [HANDS=4000000] [PASSES=5]
+#   bench/peers/ompeval_eval.sh OMPEVAL_SRC [ROUNDS=5] [HANDS=4000000] [PASSES=20] [ENUM_PASSES=5]
 # Builds bench/peers/eval_driver.cpp twice: against OMPEval (omp/HandEvaluator.cpp, g++ -O3
 # -march=native, as its Makefile with the machine's best flags) and against the shipped
 # build/release/libfairdeck.a (g++ -O3, generic x86-64 as installed; the library picks its
@@ -13,19 +13,20 @@
 #               CPU has it) on the rand_cards input; the ratio is against OMPEval's rand_cards
 #   enum_nested all 133,784,560 hands, nested loops adding a card per level ("Seq")
 #   enum_library fairdeck's own enumeration (for_each_hand<7>) against OMPEval's enum_nested
-# The rand_* items time all PASSES passes together; an enumeration item runs PASSES whole
-# enumerations and reports its fastest (each is one 0.15-0.4 s sample, which a noisy moment of
-# a shared VM slowed by up to 1.6x between two runs a second apart).
-# Paired runs: every ratio's two sides run back to back, each in its own process (OMPEval's item,
-# then fairdeck's; the other way round in even rounds), for ROUNDS rounds. A round's ratio is
-# the ratio of one such pair, so the machine's drift over a round (one side's rate moved by up
-# to 2x within seconds on a noisy VM) stays out of it. Prints per item the median over rounds
-# of each side (M evaluations/s of CPU time), the ratio of the medians (fairdeck / OMPEval,
-# > 1 = fairdeck faster), the spread of the per-pair ratios, the load average, and whether the
-# checksums agree (same hands, same values).
+#   control     fairdeck's rand_cards against itself: the harness's own spread (ideal 1.00)
+# The rand_* items time all PASSES passes over the hands together; an enumeration item runs
+# ENUM_PASSES whole enumerations and reports its fastest.
+# The two sides of a ratio run at the same time in alternating 10 ms slices (bench/peers/
+# alternate.py: one runs while the other is stopped), each in its own process timing itself by
+# CPU time, so both meet the same moments of a shared machine whose speed drifts by up to 2x
+# within seconds (timed back to back instead, identical runs measured 0.53-1.17x of each other).
+# Which side starts alternates by round. Prints per item the median over rounds of each side
+# (M evaluations/s of CPU time), the ratio of the medians (fairdeck / OMPEval, > 1 = fairdeck
+# faster), the spread of the rounds' ratios, the load average, and whether the checksums agree
+# (same hands, same values).
 set -euo pipefail
-src=${1:?usage: bench/peers/ompeval_eval.sh OMPEVAL_SRC [ROUNDS] [HANDS] [PASSES]}
-rounds=${2:-5} hands=${3:-4000000} passes=${4:-5}
+src=${1:?usage: bench/peers/ompeval_eval.sh OMPEVAL_SRC [ROUNDS] [HANDS] [PASSES] [ENUM_PASSES]}
+rounds=${2:-5} hands=${3:-4000000} passes=${4:-20} enum_passes=${5:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$root/build/release/libfairdeck.a
 [[ -f $src/omp/HandEvaluator.cpp ]] || { echo "ompeval_eval.sh: $src is not an OMPEval checkout (no omp/HandEvaluator.cpp)" >&2; exit 2; }
@@ -41,38 +42,42 @@ g++ -O3 -march=native -std=c++11 -include functional -I "$work" -DDRIVER_OMPEVAL
   "$work/omp/HandEvaluator.cpp" -o "$work/ompeval"
 g++ -O3 -std=c++20 -I "$root/include" -DDRIVER_FAIRDECK "$root/bench/peers/eval_driver.cpp" "$lib" \
   $(pkg-config --libs libsodium fmt) -lz -pthread -o "$work/fairdeck"
-# fairdeck item : the OMPEval item it is compared with (kernels the CPU lacks print nothing)
-pairs=(rand_cards:rand_cards rand_hands:rand_hands enum_nested:enum_nested rand_batch_scalar:rand_cards
-       rand_batch_avx2:rand_cards rand_batch_avx512:rand_cards enum_library:enum_nested)
+# fairdeck item : the item it is compared with, and that item's side (kernels the CPU lacks
+# print nothing)
+pairs=(rand_cards:rand_cards:ompeval rand_hands:rand_hands:ompeval enum_nested:enum_nested:ompeval
+       rand_batch_scalar:rand_cards:ompeval rand_batch_avx2:rand_cards:ompeval
+       rand_batch_avx512:rand_cards:ompeval enum_library:enum_nested:ompeval control:rand_cards:fairdeck)
 for ((r = 1; r <= rounds; ++r)); do
   for pair in "${pairs[@]}"; do
-    f=${pair%%:*} o=${pair##*:}
-    sides=(ompeval fairdeck)
-    ((r % 2 == 0)) && sides=(fairdeck ompeval)
-    out=()
-    for side in "${sides[@]}"; do
-      item=$f
-      [[ $side == ompeval ]] && item=$o
-      out+=("$("$work/$side" "$hands" "$passes" "$item")")
-    done
-    [[ -n ${out[0]} && -n ${out[1]} ]] || continue  # a kernel this CPU does not have
-    for k in 0 1; do printf '%s\t%s\t%s\t%s\n' "${sides[k]}" "$r" "$f" "${out[k]}"; done >>"$work/times"
+    IFS=: read -r f o base <<<"$pair"
+    item=$f n=$passes
+    [[ $f == control ]] && item=rand_cards
+    [[ $f == enum_* ]] && n=$enum_passes
+    cmds=("$work/$base $hands $n $o" "$work/fairdeck $hands $n $item")
+    sides=(base fairdeck)
+    ((r % 2 == 0)) && cmds=("${cmds[1]}" "${cmds[0]}") sides=(fairdeck base)
+    out=$(python3 "$root/bench/peers/alternate.py" "${cmds[@]}")
+    [[ $(wc -l <<<"$out") == 2 ]] || continue  # a kernel this CPU does not have
+    while IFS=$'\t' read -r k _ rate checksum; do
+      printf '%s\t%s\t%s\t%s\t%s\n' "${sides[k]}" "$r" "$f" "$rate" "$checksum"
+    done <<<"$out" >>"$work/times"
   done
   echo "round $r of $rounds done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
 echo "# $(date -u +%FT%TZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), one thread, CPU time," \
-  "$rounds rounds, $hands random hands x $passes passes, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$rounds rounds, $hands random hands x $passes passes (enumerations: fastest of $enum_passes), alternated in 10 ms slices, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$work/times" <<'PY'
 import statistics, sys
 t, ck = {}, {}  # per fairdeck item: each side's rates in round order, and checksums
+# (side "base" is OMPEval, or fairdeck itself for the control row)
 for line in open(sys.argv[1]):
-    side, rnd, pair, item, rate, checksum = line.split()
+    side, rnd, pair, rate, checksum = line.split()
     t.setdefault(pair, {}).setdefault(side, []).append(float(rate))
     ck.setdefault(pair, {}).setdefault(side, set()).add(checksum)
-print(f"{'work':18} {'OMPEval M/s':>12} {'fairdeck M/s':>13} {'ratio':>6}  spread over pairs  checksums agree")
+print(f"{'work':18} {'OMPEval M/s':>12} {'fairdeck M/s':>13} {'ratio':>6}  spread over rounds  checksums agree")
 for pair, s in t.items():
-    o, f = statistics.median(s["ompeval"]), statistics.median(s["fairdeck"])
-    ratios = sorted(b / a for a, b in zip(s["ompeval"], s["fairdeck"]))
-    agree = ck[pair]["fairdeck"] == ck[pair]["ompeval"] and len(ck[pair]["fairdeck"]) == 1
+    o, f = statistics.median(s["base"]), statistics.median(s["fairdeck"])
+    ratios = sorted(b / a for a, b in zip(s["base"], s["fairdeck"]))
+    agree = ck[pair]["fairdeck"] == ck[pair]["base"] and len(ck[pair]["fairdeck"]) == 1
     print(f"{pair:18} {o:12.1f} {f:13.1f} {f / o:6.2f}  {ratios[0]:.2f}..{ratios[-1]:.2f}        {'yes' if agree else 'NO'}")
 PY
