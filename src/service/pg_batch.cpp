@@ -252,8 +252,7 @@ class pg_backend final : public batch_backend, public transaction {
   // (rest_kept_rows), so two instances writing one table do not fail every other batch.
   void prefetch(std::span<const std::string> tables, bool trees) override {
     if (tables.empty()) return;
-    if (std::chrono::steady_clock::now() >= pessimistic_until_ &&
-        std::all_of(tables.begin(), tables.end(), [&](const std::string& t) { return known_.contains(t); }) &&
+    if (std::chrono::steady_clock::now() >= pessimistic_until_ && keeps_all(known_, tables) &&
         (!trees || trees_.recall(tables))) {
       for (const auto& t : tables) prefetched_.insert_or_assign(t, known_.find(t)->second.state);
       optimistic_.assign(tables.begin(), tables.end());
@@ -378,9 +377,7 @@ class pg_backend final : public batch_backend, public transaction {
   }
   // After COMMIT: the rows (and heads) this batch read or wrote are the kept ones.
   void keep_committed() {
-    if (known_.size() + pending_known_.size() > max_known) known_.clear();
-    for (auto& [id, k] : pending_known_) known_.insert_or_assign(id, std::move(k));
-    pending_known_.clear();
+    keep_pending(known_, pending_known_);
     trees_.committed();
   }
   // The optimistic batch's checks (";\n"-terminated), first in its COMMIT query: lock its

@@ -2,6 +2,7 @@
 // (array literals: pg_array.hpp) and the transparency log's statements (pg_tree.cpp). Internal to src/service.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,21 @@ namespace fairdeck::service::pg_db {
 // Tables whose rows and tree heads a writer keeps between batches (its optimistic path,
 // pg_batch.cpp); past this it forgets them all and reads them again, locked.
 inline constexpr std::size_t max_known = 4096;
+
+// The kept entries (table id -> row or head) hold every one of `tables`.
+template <class Map>
+bool keeps_all(const Map& known, std::span<const std::string> tables) {
+  return std::all_of(tables.begin(), tables.end(), [&](const std::string& t) { return known.contains(t); });
+}
+
+// After COMMIT: what this transaction read or wrote (`pending`) joins the kept entries
+// (`known`), all of which are forgotten first when the two together would pass max_known.
+template <class Map>
+void keep_pending(Map& known, Map& pending) {
+  if (known.size() + pending.size() > max_known) known.clear();
+  for (auto& [id, v] : pending) known.insert_or_assign(id, std::move(v));
+  pending.clear();
+}
 
 // The optimistic batch's verdict (pg_batch.cpp): its checks set the session variable
 // fairdeck.stale to 'true' when a kept row changed, and every write the COMMIT query carries

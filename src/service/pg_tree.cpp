@@ -48,8 +48,7 @@ void tree_statements::found(const std::string& table, const std::string& frontie
 }
 
 bool tree_statements::recall(std::span<const std::string> tables) {
-  if (!std::all_of(tables.begin(), tables.end(), [&](const std::string& t) { return known_.contains(t); }))
-    return false;
+  if (!keeps_all(known_, tables)) return false;
   for (const auto& t : tables) prefetched_.insert_or_assign(t, known_.find(t)->second);
   return true;
 }
@@ -67,11 +66,7 @@ void tree_statements::render_check(std::string& sql, std::span<const std::string
                      literal(x, checkpoints.take()));
 }
 
-void tree_statements::committed() {
-  if (known_.size() + pending_known_.size() > max_known) known_.clear();
-  for (auto& [t, h] : pending_known_) known_.insert_or_assign(t, std::move(h));
-  pending_known_.clear();
-}
+void tree_statements::committed() { keep_pending(known_, pending_known_); }
 
 std::optional<tree_storage::head> tree_statements::load_head(std::string_view table) {
   if (const auto it = prefetched_.find(table); it != prefetched_.end()) return it->second;
