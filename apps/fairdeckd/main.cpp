@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand("serve", "Serve the HTTP API until SIGTERM/SIGINT");
   common(serve_cmd);
   serve_cmd->add_option("--listen", srv.listen, "HOST:PORT (port 0: any free port)")->capture_default_str();
-  serve_cmd->add_option("--threads", srv.threads, "I/O threads (0: one per core)")->capture_default_str()->check(
+  serve_cmd->add_option("--threads", srv.threads, "I/O threads (0: one per core); with --operator-listen as many again for that listener")->capture_default_str()->check(
       CLI::Range(0u, fairdeck::max_threads));
   serve_cmd->add_option("--max-body", srv.max_body, "Largest request body, bytes")->capture_default_str();
   const auto valid = [](void (*check)(const std::string&), const char* what) {

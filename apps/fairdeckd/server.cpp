@@ -379,15 +379,20 @@ std::string connection_budget(server_options& o) {
 void serve(api& handler, const server_options& o,
            const std::function<void(const std::string&, const std::string&)>& on_listening) {
   const unsigned threads = fairdeck::resolve_threads(o.threads);
-  shared_state state{handler, o};  // outlives the io_context: sessions it destroys release their slots here
+  shared_state state{handler, o};  // outlives the io_contexts: sessions they destroy release their slots here
   net::io_context ioc{static_cast<int>(threads)};
+  // Two listeners: the operator's has I/O threads of its own (as many again), so neither
+  // side's requests queue behind the other's — a flood of public reads does not hold up the
+  // game server's deals, and deals at full rate do not hold up /healthz on the public side.
   const bool split = !o.operator_listen.empty();
+  net::io_context operator_ioc{static_cast<int>(threads)};
+  auto operator_work = net::make_work_guard(operator_ioc);  // its threads run until it is stopped
   std::vector<std::shared_ptr<listener>> listeners;
   listeners.push_back(
       std::make_shared<listener>(ioc, o.listen, "--listen", state, split ? role_t::public_only : role_t::all));
   if (split)
     listeners.push_back(
-        std::make_shared<listener>(ioc, o.operator_listen, "--operator-listen", state, role_t::operator_only));
+        std::make_shared<listener>(operator_ioc, o.operator_listen, "--operator-listen", state, role_t::operator_only));
   const std::string bound = to_text(listeners[0]->local());
   const std::string operator_bound = split ? to_text(listeners[1]->local()) : std::string();
   state.reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -397,7 +402,10 @@ void serve(api& handler, const server_options& o,
   net::steady_timer drain(ioc);
   const auto deadline = std::make_shared<std::chrono::steady_clock::time_point>();
   std::function<void(beast::error_code)> check_drained = [&](beast::error_code) {
-    if (state.in_flight.load() == 0 || std::chrono::steady_clock::now() > *deadline) return ioc.stop();
+    if (state.in_flight.load() == 0 || std::chrono::steady_clock::now() > *deadline) {
+      operator_ioc.stop();
+      return ioc.stop();
+    }
     drain.expires_after(std::chrono::milliseconds(20));
     drain.async_wait(check_drained);
   };
@@ -415,9 +423,15 @@ void serve(api& handler, const server_options& o,
       fairdeck::name_this_thread("fd-io");
       ioc.run();
     });
+  for (unsigned i = 0; split && i < threads; ++i)
+    pool.emplace_back([&] {
+      fairdeck::name_this_thread("fd-op-io");
+      operator_ioc.run();
+    });
   ioc.run();  // the main thread keeps its name (fairdeckd) and serves too
+  operator_ioc.stop();
   for (auto& t : pool) t.join();
-  handler.flush();  // late answers post to the stopped io_context, which is still alive here
+  handler.flush();  // late answers post to the stopped io_contexts, which are still alive here
   if (state.reserve_fd >= 0) ::close(state.reserve_fd);
 }
 

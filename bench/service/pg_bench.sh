@@ -5,7 +5,9 @@
 #   pgbench  — single-row INSERT of a record-sized row (~700 bytes), C clients, autocommit;
 #   each fairdeckd binary given — durable deals on T tables (wrk, N connections, each request
 #     picks a table at random) while a probe asks GET /healthz 100 times a second on its own
-#     keep-alive connection (its p99 is the "/healthz while deals run at full rate" figure).
+#     keep-alive connection (its p99 is the "/healthz while deals run at full rate" figure),
+#     and a second probe asks the same of an idle fairdeckd (SQLite, no traffic) beside it: the
+#     control — what any process waits for the two busy cores, whatever its own work.
 # Prints one row per measurement (rate, p50, p99, deals per commit, load average) and per
 # binary the median over rounds of deals/s ÷ the pgbench TPS of the same round.
 # -o adds server settings for both sides (e.g. -o '-c max_wal_size=4GB': with the default 1 GB
@@ -44,12 +46,13 @@ done
 
 work=$(mktemp -d)
 chmod 755 "$work"
-server="" proxy=""
+server="" proxy="" idle=""
 as_pg=()
 [[ $(id -u) == 0 ]] && as_pg=(runuser -u postgres --)
 cleanup() {
   [[ -n $server ]] && kill "$server" 2>/dev/null
   [[ -n $proxy ]] && kill "$proxy" 2>/dev/null
+  [[ -n $idle ]] && kill "$idle" 2>/dev/null
   wait 2>/dev/null || true
   [[ -d $work/pg/data ]] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -105,6 +108,14 @@ while True:
     time.sleep(max(0.0, nxt - time.monotonic()))
 PY
 
+# The control: an idle fairdeckd (the first binary, on SQLite) that only the second probe asks.
+"${bins[0]}" init --db "$work/idle.db" >/dev/null 2>&1
+"${bins[0]}" serve --db "$work/idle.db" --listen 127.0.0.1:0 >"$work/idle.out" 2>>"$work/err" &
+idle=$!
+for _ in $(seq 200); do grep -q listening "$work/idle.out" && break; sleep 0.05; done
+idle_addr=$(sed -n 's|^fairdeckd listening on http://||p' "$work/idle.out")
+[[ -n $idle_addr ]] || { echo "pg_bench: the idle fairdeckd did not start" >&2; tail -5 "$work/err" >&2; exit 1; }
+
 # CPU ticks (1/CLK_TCK s) used by the cluster so far: the postmaster with its reaped children
 # (backends that exited) plus every live child. Robust under load, unlike rates.
 pg_ticks() {
@@ -138,7 +149,7 @@ run_pgbench() {  # → "tps pg_cpu_us_per_insert"
   echo "$(awk '/^tps/ {print $3; exit}' <<<"$out") $(per $((t1 - t0)) "$n")"
 }
 
-run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit"
+run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99"
   local bin=$1 db=fd_$2_$RANDOM out token addr
   psql -c "CREATE DATABASE $db" postgres
   local uri="postgresql://127.0.0.1:$fdport/$db?user=postgres"
@@ -148,12 +159,17 @@ run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit"
     >"$out" 2>>"$work/err" &
   server=$!
   for _ in $(seq 200); do grep -q listening "$out" && break; sleep 0.05; done
-  addr=$(sed -n 's|.*http://||p' "$out")
+  addr=$(sed -n 's|^fairdeckd listening on http://||p' "$out")
   [[ -n $addr ]] || { tail -5 "$work/err" >&2; exit 1; }
+  # With -a '--operator-listen HOST:PORT' the deals go to the operator listener and the probe
+  # asks the public one (the load balancer's view of a split deployment).
+  local op
+  op=$(sed -n 's|^fairdeckd operator listener on http://||p' "$out")
+  [[ -n $op ]] || op=$addr
   local i
   for ((i = 0; i < tables; i++)); do
-    curl -sf -X POST -H "Authorization: Bearer $token" "http://$addr/v1/tables" -d "{\"seats\": 1, \"table\": \"b$i\"}" >/dev/null
-    curl -sf -X PUT -H "Authorization: Bearer $token" "http://$addr/v1/tables/b$i/seats/1/client-seed" -d '{"client_seed": "s"}' >/dev/null
+    curl -sf -X POST -H "Authorization: Bearer $token" "http://$op/v1/tables" -d "{\"seats\": 1, \"table\": \"b$i\"}" >/dev/null
+    curl -sf -X PUT -H "Authorization: Bearer $token" "http://$op/v1/tables/b$i/seats/1/client-seed" -d '{"client_seed": "s"}' >/dev/null
   done
   cat >"$work/deal.lua" <<LUA
 wrk.method = "POST"
@@ -163,7 +179,7 @@ wrk.headers["Content-Type"] = "application/json"
 request = function() return wrk.format(nil, "/v1/tables/b" .. math.random(0, $((tables - 1))) .. "/deals") end
 LUA
   # The warm-up keeps its connections to itself: the measured wrk opens its own 256.
-  ((warm > 0)) && wrk -t1 -c"$conns" -d"${warm}s" -s "$work/deal.lua" "http://$addr/" >/dev/null
+  ((warm > 0)) && wrk -t1 -c"$conns" -d"${warm}s" -s "$work/deal.lua" "http://$op/" >/dev/null
   local m0 b0 w0
   m0=$(curl -sf "http://$addr/metrics")
   b0=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m0")
@@ -172,9 +188,11 @@ LUA
   pt0=$(pg_ticks); ft0=$(proc_ticks "$server")
   python3 "$work/probe.py" "$addr" >"$work/probe.out" &
   local probe=$!
+  python3 "$work/probe.py" "$idle_addr" >"$work/probe_idle.out" &
+  local probe_idle=$!
   local wout
-  wout=$(wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$work/deal.lua" "http://$addr/")
-  kill -TERM "$probe"; wait "$probe" || true
+  wout=$(wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$work/deal.lua" "http://$op/")
+  kill -TERM "$probe" "$probe_idle"; wait "$probe" "$probe_idle" || true
   pt1=$(pg_ticks); ft1=$(proc_ticks "$server")
   local m1 b1 w1
   m1=$(curl -sf "http://$addr/metrics")
@@ -188,25 +206,27 @@ LUA
   p99=$(ms "$(awk '$1 == "99%" {print $2}' <<<"$wout")")
   bad=$(awk '/Non-2xx/ {print $5}' <<<"$wout")
   read -r hp50 hp99 hmax hn hbad <"$work/probe.out"
-  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0)))"
+  local ip50 ip99 _
+  read -r ip50 ip99 _ <"$work/probe_idle.out"
+  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0))) $ip50 $ip99"
 }
 
 echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
 [[ -n $delay ]] && echo "fairdeckd reaches PostgreSQL through delay_proxy.py, $delay ms each way: a SELECT 1 round trip through it averages $link_rtt ms (pgbench -c 1); pgbench itself connects directly;"
-echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms, after ${warm}s of the same load unmeasured (both sides); $(date -u '+%F %H:%M') UTC"
+echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms (and of an idle fairdeckd beside it, the control), after ${warm}s of the same load unmeasured (both sides); $(date -u '+%F %H:%M') UTC"
 echo
-echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | load average |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | idle server's /healthz p50 / p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | load average |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 declare -A ratios
 for ((r = 1; r <= rounds; r++)); do
   l=$(load)
   read -r tps pgus < <(run_pgbench)
-  echo "| $r | pgbench INSERT | $tps | | | | | 1 | $pgus | | | $l |"
+  echo "| $r | pgbench INSERT | $tps | | | | | | 1 | $pgus | | | $l |"
   for ((j = 0; j < ${#bins[@]}; j++)); do
     k=$(((j + r - 1) % ${#bins[@]}))
     l=$(load)
-    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc < <(run_fairdeckd "${bins[$k]}" "$r")
-    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $pc | $pgc | $fdc | $((bad + hbad)) | $l |"
+    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc ip50 ip99 < <(run_fairdeckd "${bins[$k]}" "$r")
+    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $ip50 / $ip99 | $pc | $pgc | $fdc | $((bad + hbad)) | $l |"
     ratios[$k]+="$(awk -v a="$rate" -v b="$tps" 'BEGIN {printf "%.3f", a / b}') "
   done
 done

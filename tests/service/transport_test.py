@@ -230,12 +230,22 @@ def timeouts(tmp):
     print("timeouts: ok")
 
 
+def io_threads(pid):
+    """The names of a process's threads."""
+    out = []
+    for t in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{t}/comm") as f:
+            out.append(f.read().strip())
+    return out
+
+
 def listeners(tmp):
     """--operator-listen: a second listener for operator routes; the public one refuses them (404)."""
     db = os.path.join(tmp, "t.db")
     token = init(db)
     proc = subprocess.Popen([e2e.BIN, "serve", "--db", db, "--listen", "127.0.0.1:0", "--operator-listen",
-                             "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "127.0.0.1:0", "--threads", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
     first, second = proc.stdout.readline(), proc.stdout.readline()
     m1 = re.fullmatch(r"fairdeckd listening on http://127\.0\.0\.1:(\d+)\n", first)
     m2 = re.fullmatch(r"fairdeckd operator listener on http://127\.0\.0\.1:(\d+)\n", second)
@@ -251,6 +261,14 @@ def listeners(tmp):
     status, _ = call(conn(pub), "GET", "/v1/tables/t/log")
     check(status == 200, f"public route on the public listener: {status}")
     check(call(conn(pub), "GET", "/healthz")[0] == 200, "public healthz")
+    # Each listener has I/O threads of its own (--threads each), so neither side's requests
+    # queue behind the other's (docs/service.md, "Two listeners").
+    names = io_threads(proc.pid)
+    check(names.count("fd-io") == 1 and names.count("fd-op-io") == 2,
+          f"threads: {names} (the main thread and one fd-io serve --listen, two fd-op-io --operator-listen)")
+    # A keep-alive operator connection left open does not keep the server from stopping.
+    held = conn(op)
+    check(call(held, "POST", "/v1/tables", {"seats": 1, "table": "v"}, token)[0] == 201, "open v")
     proc.send_signal(e2e.signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     check(proc.returncode == 0, f"exit {proc.returncode}: {err}")
