@@ -17,7 +17,7 @@ for arg in "$@"; do
   esac
 done
 
-packages=(g++ cmake ninja-build pkg-config libsodium-dev libcli11-dev libfmt-dev libboost-dev
+packages=(g++ cmake ninja-build pkg-config libsodium-dev nettle-dev libcli11-dev libfmt-dev libboost-dev
           nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
           libsqlite3-dev libpqxx-dev  # fairdeckd's stores
           zlib1g-dev  # shuffle-file's .gz inputs and outputs
@@ -32,7 +32,7 @@ if [[ $preset == aarch64* ]]; then
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     if [[ $(id -u) -ne 0 ]]; then sudo dpkg --add-architecture arm64; else dpkg --add-architecture arm64; fi
   fi
-  packages+=(g++-aarch64-linux-gnu libsodium-dev:arm64 libfmt-dev:arm64 libboost-dev:arm64 zlib1g-dev:arm64)
+  packages+=(g++-aarch64-linux-gnu libsodium-dev:arm64 nettle-dev:arm64 libfmt-dev:arm64 libboost-dev:arm64 zlib1g-dev:arm64)
 fi
 if [[ $ci_tools == 1 ]]; then
   packages+=(chromium python3 dieharder)

@@ -1,9 +1,14 @@
 // util/sha256: the FIPS 180-4 example vectors (NIST CSRC "SHA256.pdf"), the incremental
-// hasher split at every position, and whole files.
+// hasher split at every position, whole files, and agreement with a second implementation
+// (libsodium's portable crypto_hash_sha256) over every length across several blocks.
 #include <gtest/gtest.h>
 
+#include <sodium.h>
+
 #include <fstream>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "fairdeck/util/hex.hpp"
 #include "fairdeck/util/sha256.hpp"
@@ -49,5 +54,24 @@ TEST(Sha256, FilesAreHashedWholeAndAMissingFileIsNamed) {
     ADD_FAILURE() << "no exception";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+  }
+}
+
+// util/sha256 is Nettle's (with SHA-NI where the CPU has it); libsodium's is portable C. Every
+// length 0..1100 (every tail of up to 17 blocks, each boundary), random bytes, one-shot and
+// split at a random point, must give libsodium's digest.
+TEST(Sha256, AgreesWithLibsodiumAtEveryLength) {
+  std::mt19937_64 rng(20261129);
+  for (std::size_t n = 0; n <= 1100; ++n) {
+    std::vector<std::uint8_t> m(n);
+    for (auto& b : m) b = static_cast<std::uint8_t>(rng());
+    std::array<unsigned char, 32> want{};
+    crypto_hash_sha256(want.data(), m.data(), m.size());
+    EXPECT_EQ(fairdeck::to_hex(fairdeck::sha256(std::span<const std::uint8_t>(m))), fairdeck::to_hex(want)) << n;
+    const std::size_t cut = n ? rng() % (n + 1) : 0;
+    fairdeck::sha256_hasher h;
+    h.update(std::span<const std::uint8_t>(m.data(), cut));
+    h.update(std::span<const std::uint8_t>(m.data() + cut, n - cut));
+    EXPECT_EQ(fairdeck::to_hex(h.digest()), fairdeck::to_hex(want)) << n << " cut at " << cut;
   }
 }

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <sodium.h>
+#include <nettle/hmac.h>
 
 #include "fairdeck/random/chacha20.hpp"  // detail::secure_wipe
 #include "fairdeck/random/os_entropy.hpp"
@@ -70,9 +70,7 @@ std::string fresh_seat_seed() {
 
 std::string seat_commitment(std::string_view client_seed) {
   validate_client_seed(client_seed);
-  digest h{};
-  crypto_hash_sha256(h.data(), reinterpret_cast<const unsigned char*>(client_seed.data()), client_seed.size());
-  return to_hex(h);
+  return sha256_hex(client_seed);
 }
 
 bool seed_matches_commitment(std::string_view client_seed, std::string_view commitment) noexcept {
@@ -114,18 +112,16 @@ std::vector<std::string> hand_check::describe(const deck_spec& spec) const {
 // ---- word stream ----
 
 keyed_seed::keyed_seed(const server_seed& seed) {
-  static_assert(crypto_auth_hmacsha256_KEYBYTES == seed_bytes, "the seed is the whole HMAC key");
-  static_assert(sizeof(crypto_auth_hmacsha256_state) <= sizeof(state_) &&
-                alignof(crypto_auth_hmacsha256_state) <= 64);  // state_ is alignas(64)
-  const auto& key = seed.bytes();
-  crypto_auth_hmacsha256_init(reinterpret_cast<crypto_auth_hmacsha256_state*>(state_.data()), key.data(), key.size());
+  static_assert(sizeof(hmac_sha256_ctx) <= sizeof(state_) && alignof(hmac_sha256_ctx) <= 64);  // state_ is alignas(64)
+  const auto& key = seed.bytes();  // the whole HMAC key (32 bytes: shorter than a block, used as is)
+  hmac_sha256_set_key(reinterpret_cast<hmac_sha256_ctx*>(state_.data()), key.size(), key.data());
 }
 
 keyed_seed::~keyed_seed() { detail::secure_wipe(state_.data(), state_.size()); }
 
 word_stream::word_stream(const server_seed& seed, std::string_view client_seed, std::uint64_t nonce)
     : key_(nullptr), prefix_(fmt::format("{}:{}:", client_seed, nonce)) {
-  static_assert(crypto_auth_hmacsha256_BYTES == digest_bytes);
+  static_assert(SHA256_DIGEST_SIZE == digest_bytes);
   validate_client_seed(client_seed);
   key_ = &own_.emplace(seed);  // after the check: a refused client seed makes no key material
 }
@@ -146,12 +142,11 @@ void word_stream::next_block() {
   char index[24];
   const auto [end, ec] = std::to_chars(std::begin(index), std::end(index), block_index_++);
   (void)ec;  // 24 characters hold any uint64
-  crypto_auth_hmacsha256_state st;
+  hmac_sha256_ctx st;
   std::memcpy(&st, key_->state_.data(), sizeof st);
-  crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(prefix_.data()), prefix_.size());
-  crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(index),
-                                static_cast<unsigned long long>(end - index));
-  crypto_auth_hmacsha256_final(&st, block_.data());
+  hmac_sha256_update(&st, prefix_.size(), reinterpret_cast<const std::uint8_t*>(prefix_.data()));
+  hmac_sha256_update(&st, static_cast<std::size_t>(end - index), reinterpret_cast<const std::uint8_t*>(index));
+  hmac_sha256_digest(&st, block_.size(), block_.data());
   detail::secure_wipe(&st, sizeof st);
   pos_ = 0;
 }

@@ -11,6 +11,7 @@
 
 #include "fairdeck/tlog/note.hpp"
 #include "fairdeck/util/hex.hpp"
+#include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::tlog {
 namespace {
@@ -26,21 +27,14 @@ void check_size(std::uint64_t n) {
 
 }  // namespace
 
-hash empty_root() noexcept {
-  hash h;
-  crypto_hash_sha256(h.data(), nullptr, 0);
-  return h;
-}
+hash empty_root() noexcept { return sha256(std::span<const std::uint8_t>{}); }
 
 hash leaf_hash(std::span<const std::uint8_t> entry) noexcept {
-  crypto_hash_sha256_state st;
-  crypto_hash_sha256_init(&st);
+  sha256_hasher h;
   const std::uint8_t prefix = 0x00;
-  crypto_hash_sha256_update(&st, &prefix, 1);
-  crypto_hash_sha256_update(&st, entry.data(), entry.size());
-  hash h;
-  crypto_hash_sha256_final(&st, h.data());
-  return h;
+  h.update(std::span(&prefix, 1));
+  h.update(entry);
+  return h.digest();
 }
 
 hash node_hash(const hash& left, const hash& right) noexcept {
@@ -48,9 +42,7 @@ hash node_hash(const hash& left, const hash& right) noexcept {
   buf[0] = 0x01;
   std::copy(left.begin(), left.end(), buf.begin() + 1);
   std::copy(right.begin(), right.end(), buf.begin() + 33);
-  hash h;
-  crypto_hash_sha256(h.data(), buf.data(), buf.size());
-  return h;
+  return sha256(std::span<const std::uint8_t>(buf));
 }
 
 std::string to_hex(const hash& h) { return fairdeck::to_hex(std::span<const std::uint8_t>(h)); }

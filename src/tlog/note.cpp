@@ -8,6 +8,8 @@
 
 #include <sodium.h>
 
+#include "fairdeck/util/sha256.hpp"
+
 namespace fairdeck::tlog {
 namespace {
 
@@ -21,14 +23,12 @@ void init_sodium() {
 }
 
 std::uint32_t key_id_of(std::string_view name, key_type type, const std::array<std::uint8_t, 32>& pk) {
-  crypto_hash_sha256_state st;
-  crypto_hash_sha256_init(&st);
-  crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(name.data()), name.size());
+  sha256_hasher hasher;
+  hasher.update(name);
   const std::uint8_t sep[2] = {'\n', static_cast<std::uint8_t>(type)};
-  crypto_hash_sha256_update(&st, sep, 2);
-  crypto_hash_sha256_update(&st, pk.data(), pk.size());
-  std::array<std::uint8_t, 32> h;
-  crypto_hash_sha256_final(&st, h.data());
+  hasher.update(std::span<const std::uint8_t>(sep));
+  hasher.update(std::span<const std::uint8_t>(pk));
+  const auto h = hasher.digest();
   return (std::uint32_t{h[0]} << 24) | (std::uint32_t{h[1]} << 16) | (std::uint32_t{h[2]} << 8) | h[3];
 }
 

@@ -7,34 +7,40 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nettle/sha2.h>
 #include <sodium.h>
+// nettle names its functions by macro (sha256_digest → nettle_sha256_digest), one of them our
+// digest type's name: the functions are called by their real names below.
+#undef sha256_init
+#undef sha256_update
+#undef sha256_digest
 
 #include "fairdeck/util/hex.hpp"
 
 namespace fairdeck {
 namespace {
 
-static_assert(crypto_hash_sha256_BYTES == sha256_bytes);
+static_assert(SHA256_DIGEST_SIZE == sha256_bytes);
 
-crypto_hash_sha256_state* state(std::array<unsigned char, 104>& storage) noexcept {
-  static_assert(sizeof(crypto_hash_sha256_state) <= 104 && alignof(crypto_hash_sha256_state) <= 8);
-  return reinterpret_cast<crypto_hash_sha256_state*>(storage.data());
+sha256_ctx* state(std::array<unsigned char, 128>& storage) noexcept {
+  static_assert(sizeof(sha256_ctx) <= 128 && alignof(sha256_ctx) <= 8);
+  return reinterpret_cast<sha256_ctx*>(storage.data());
 }
 
-const unsigned char* bytes_of(std::string_view s) noexcept { return reinterpret_cast<const unsigned char*>(s.data()); }
+const std::uint8_t* bytes_of(std::string_view s) noexcept { return reinterpret_cast<const std::uint8_t*>(s.data()); }
 
 }  // namespace
 
 sha256_digest sha256(std::span<const std::uint8_t> bytes) noexcept {
-  sha256_digest h{};
-  crypto_hash_sha256(h.data(), bytes.data(), bytes.size());
-  return h;
+  sha256_hasher h;
+  h.update(bytes);
+  return h.digest();
 }
 
 sha256_digest sha256(std::string_view bytes) noexcept {
-  sha256_digest h{};
-  crypto_hash_sha256(h.data(), bytes_of(bytes), bytes.size());
-  return h;
+  sha256_hasher h;
+  h.update(bytes);
+  return h.digest();
 }
 
 std::string sha256_hex(std::span<const std::uint8_t> bytes) { return to_hex(sha256(bytes)); }
@@ -53,19 +59,21 @@ std::string sha256_file_hex(const std::string& path) {
   return h.hex();
 }
 
-sha256_hasher::sha256_hasher() noexcept { crypto_hash_sha256_init(state(state_)); }
+sha256_hasher::sha256_hasher() noexcept { nettle_sha256_init(state(state_)); }
+
+sha256_hasher::~sha256_hasher() { sodium_memzero(state_.data(), state_.size()); }
 
 void sha256_hasher::update(std::span<const std::uint8_t> bytes) noexcept {
-  crypto_hash_sha256_update(state(state_), bytes.data(), bytes.size());
+  nettle_sha256_update(state(state_), bytes.size(), bytes.data());
 }
 
 void sha256_hasher::update(std::string_view bytes) noexcept {
-  crypto_hash_sha256_update(state(state_), bytes_of(bytes), bytes.size());
+  nettle_sha256_update(state(state_), bytes.size(), bytes_of(bytes));
 }
 
 sha256_digest sha256_hasher::digest() noexcept {
   sha256_digest h{};
-  crypto_hash_sha256_final(state(state_), h.data());
+  nettle_sha256_digest(state(state_), h.size(), h.data());
   return h;
 }
 

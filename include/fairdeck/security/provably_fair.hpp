@@ -98,7 +98,7 @@ class keyed_seed {
 
  private:
   friend class word_stream;
-  alignas(64) std::array<unsigned char, 256> state_{};  // crypto_auth_hmacsha256_state after init
+  alignas(64) std::array<unsigned char, 384> state_{};  // nettle's hmac_sha256_ctx after set_key (util/sha256.hpp: why Nettle)
 };
 
 // Words of HMAC-SHA256(seed, "<client_seed>:<nonce>:<k>"), k = 0, 1, 2, ..., 8 per block.
