@@ -2,7 +2,10 @@
 # fairdeckd on PostgreSQL against pgbench on the same cluster, in one run (docs/service.md,
 # "PostgreSQL"; issue #35 item 3): a PostgreSQL 15 of its own (initdb in a temp dir, TCP on
 # loopback, the defaults: fsync on, synchronous_commit on), then for R rounds, alternating:
-#   pgbench  — single-row INSERT of a record-sized row (~700 bytes), C clients, autocommit;
+#   pgbench  — single-row INSERT of a record-sized row (~700 bytes), C clients, autocommit
+#     (the TPS the goal's ratio divides by), then the same with N clients, as many as wrk's
+#     connections: what PostgreSQL's own client sees at the deals' concurrency (p50/p99 from
+#     pgbench's per-transaction log);
 #   each fairdeckd binary given — durable deals on T tables (wrk, N connections, each request
 #     picks a table at random) while a probe asks GET /healthz 100 times a second on its own
 #     keep-alive connection (its p99 is the "/healthz while deals run at full rate" figure),
@@ -62,7 +65,7 @@ trap cleanup EXIT
 mkdir -p "$work/pg"; [[ $(id -u) == 0 ]] && chown postgres: "$work/pg"
 "${as_pg[@]}" "$pgbin/initdb" -D "$work/pg/data" --auth=trust -U postgres >/dev/null
 pgport=${FAIRDECK_PG_BENCH_PORT:-46450}
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -o "-p $pgport -c listen_addresses=127.0.0.1 -c max_connections=200 -k $work/pg $pgopts" \
+"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -o "-p $pgport -c listen_addresses=127.0.0.1 -c max_connections=$((conns > pgclients ? conns + 64 : pgclients + 64)) -k $work/pg $pgopts" \
   -l "$work/pg/log" -w start >/dev/null || { tail -5 "$work/pg/log" >&2; exit 1; }
 psql() { command psql -q -X -h 127.0.0.1 -p "$pgport" -U postgres "$@"; }
 psql -c "CREATE DATABASE pgb" postgres
@@ -135,18 +138,21 @@ per() { awk -v t="$1" -v n="$2" -v u="$tick_us" 'BEGIN {printf "%.0f", (n > 0 ? 
 ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if (u ~ /[0-9]s$/ && u !~ /ms$/) v *= 1000; printf "%.1f", v}'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-run_pgbench() {  # → "tps pg_cpu_us_per_insert"
-  local out t0 t1 n
+run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms" (latencies from pgbench's per-transaction log)
+  local c=$1 out t0 t1 n
   if ((warm > 0)); then
-    pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$pgclients" -j 2 -T "$warm" -f "$work/insert.sql" pgb >/dev/null 2>&1
+    pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$warm" -f "$work/insert.sql" pgb >/dev/null 2>&1
   fi
   psql -d pgb -c "TRUNCATE ins" >/dev/null
+  rm -f "$work"/pgblog.*
   t0=$(pg_ticks)
-  out=$(pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$pgclients" -j 2 -T "$secs" -f "$work/insert.sql" pgb 2>&1)
+  out=$(pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$secs" -l --log-prefix="$work/pgblog" -f "$work/insert.sql" pgb 2>&1)
   sleep 1  # the postmaster reaps the clients' backends: their CPU then counts in its children's
   t1=$(pg_ticks)
   n=$(awk '/number of transactions actually processed/ {print $NF; exit}' <<<"$out")
-  echo "$(awk '/^tps/ {print $3; exit}' <<<"$out") $(per $((t1 - t0)) "$n")"
+  # Each log line: client, transaction, latency in µs, script, epoch s, µs.
+  echo "$(awk '/^tps/ {print $3; exit}' <<<"$out") $(per $((t1 - t0)) "$n") $(cat "$work"/pgblog.* | awk '{print $3}' | sort -n |
+    awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}')"
 }
 
 run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99"
@@ -220,8 +226,13 @@ echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 declare -A ratios
 for ((r = 1; r <= rounds; r++)); do
   l=$(load)
-  read -r tps pgus < <(run_pgbench)
-  echo "| $r | pgbench INSERT | $tps | | | | | | 1 | $pgus | | | $l |"
+  read -r tps pgus bp50 bp99 < <(run_pgbench "$pgclients")
+  echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $l |"
+  if ((pgclients != conns)); then  # the database's own client at the deals' concurrency: its latency is the floor's
+    l=$(load)
+    read -r ctps cpgus cp50 cp99 < <(run_pgbench "$conns")
+    echo "| $r | pgbench INSERT, $conns clients | $ctps | $cp50 | $cp99 | | | | 1 | $cpgus | | | $l |"
+  fi
   for ((j = 0; j < ${#bins[@]}; j++)); do
     k=$(((j + r - 1) % ${#bins[@]}))
     l=$(load)
