@@ -19,7 +19,7 @@ done
 
 packages=(g++ cmake ninja-build pkg-config libsodium-dev nettle-dev libcli11-dev libfmt-dev libboost-dev
           nlohmann-json3-dev libpcg-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libsqlite3-dev libpqxx-dev  # fairdeckd's stores
+          libsqlite3-dev libpqxx-dev libjemalloc-dev  # fairdeckd: its stores, its malloc
           zlib1g-dev  # shuffle-file's .gz inputs and outputs
           python3-dev pybind11-dev python3-numpy python3-pytest python3-pip python3-venv python3-setuptools)  # python/
 # clang 14 + its sanitizer/libFuzzer runtime for the clang and asan presets; Chromium to
