@@ -54,9 +54,11 @@ void prepare_all(pqxx::connection& c) {
             "INSERT INTO fairdeck_idempotency(table_id, key, fingerprint, seq, created) VALUES($1, $2, $3, $4, $5)");
   c.prepare("record_at", "SELECT body, hash FROM fairdeck_records WHERE table_id = $1 AND seq = $2");
   // A batch's records in one statement (pg_backend::flush_writes): one round trip instead of one per record.
+  // The bodies arrive as one text joined by 0x1E (pg_array.hpp, joined_texts), the rest as array literals.
   c.prepare("append_many",
             fmt::format("INSERT INTO fairdeck_records(table_id, seq, nonce, body, hash) SELECT * FROM "
-                        "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[]) WHERE {}",
+                        "unnest($1::text[], $2::bigint[], $3::bigint[], string_to_array($4::text, chr(30)), $5::text[]) "
+                        "WHERE {}",
                         fresh_guard));
   // The optimistic batch's check (pg_backend::render_checks): locks the rows in id order, and
   // sets fairdeck.stale (pg_db.hpp, fresh_guard) to whether any no longer holds the values given.
@@ -297,19 +299,19 @@ class pg_backend final : public batch_backend, public transaction {
   // write when each has its savepoint, and before a read of records), so a batch of n deals
   // costs no INSERT round trip of its own. UNIQUE/PRIMARY KEY violations surface there.
   void append(const record& rec) override {
+    bodies_.add(canonical_text(rec));  // first: it may refuse the record, and then nothing is buffered
     tables_arr_.quoted(rec.table);
     seqs_arr_.number(as_db(rec.seq));
     if (takes_nonce(rec.type))
       nonces_arr_.number(as_db(rec.nonce));
     else
       nonces_arr_.bare("NULL");
-    bodies_arr_.quoted(canonical_text(rec));
     hashes_arr_.quoted(rec.hash);
   }
   void flush_writes() override {
     if (tables_arr_.empty()) return;
     // Taken first: after a failure nothing stays buffered.
-    const std::string t = tables_arr_.take(), q = seqs_arr_.take(), n = nonces_arr_.take(), b = bodies_arr_.take(),
+    const std::string t = tables_arr_.take(), q = seqs_arr_.take(), n = nonces_arr_.take(), b = bodies_.take(),
                       h = hashes_arr_.take();
     tx_->exec_prepared("append_many", t, q, n, b, h);
   }
@@ -330,7 +332,8 @@ class pg_backend final : public batch_backend, public transaction {
 
  private:
   void drop_pending() noexcept {
-    for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &bodies_arr_, &hashes_arr_}) a->clear();
+    for (auto* a : {&tables_arr_, &seqs_arr_, &nonces_arr_, &hashes_arr_}) a->clear();
+    bodies_.clear();
   }
   void drop_updates() noexcept { updates_.clear(); }
   // The optimistic checks' verdict (one row: fairdeck.stale). 'true': stale_rows, retryable
@@ -394,7 +397,7 @@ class pg_backend final : public batch_backend, public transaction {
     if (tables_arr_.empty()) return;
     const auto& x = tx_.quoting();
     sql += fmt::format("EXECUTE append_many({}, {}, {}, {}, {});\n", literal(x, tables_arr_.take()),
-                       literal(x, seqs_arr_.take()), literal(x, nonces_arr_.take()), literal(x, bodies_arr_.take()),
+                       literal(x, seqs_arr_.take()), literal(x, nonces_arr_.take()), literal(x, bodies_.take()),
                        literal(x, hashes_arr_.take()));
   }
   // The buffered table rows as one UPDATE ... FROM unnest(...) (";\n"-terminated), then forgotten.
@@ -411,8 +414,9 @@ class pg_backend final : public batch_backend, public transaction {
     updates_.clear();
   }
   std::string uri_;
-  // The buffered records as five array literals (table ids, seqs, nonces, bodies, hashes).
-  array_builder tables_arr_, seqs_arr_, nonces_arr_, bodies_arr_, hashes_arr_;
+  // The buffered records: four array literals (table ids, seqs, nonces, hashes) and the bodies joined.
+  array_builder tables_arr_, seqs_arr_, nonces_arr_, hashes_arr_;
+  joined_texts bodies_;
   // Table rows written with COMMIT (update), by id: the last state of each table in the batch.
   std::map<std::string, table_row, std::less<>> updates_;
   std::map<std::string, std::optional<table_state>, std::less<>> prefetched_;  // this transaction's

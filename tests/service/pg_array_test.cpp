@@ -3,6 +3,7 @@
 // (a client seed with a quote, a backslash and a non-ASCII letter).
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "pg_array.hpp"
@@ -10,6 +11,7 @@
 namespace {
 
 using fairdeck::service::pg_db::array_builder;
+using fairdeck::service::pg_db::joined_texts;
 
 TEST(PgArray, EmptyIsEmptyBraces) {
   array_builder a;
@@ -51,6 +53,38 @@ TEST(PgArray, TakeEmptiesTheBuilderAndClearForgets) {
   a.clear();
   a.number(3);
   EXPECT_EQ(a.take(), "{3}");
+}
+
+// The records' bodies: joined by 0x1E as they are (quotes, backslashes, newlines are data),
+// split again by string_to_array($n, chr(30)) in the statement (e2e_test.py's postgres
+// scenario checks PostgreSQL's side, with a seed holding a quote and a backslash).
+TEST(PgJoinedTexts, JoinsByTheRecordSeparatorAndTakeEmpties) {
+  joined_texts j;
+  EXPECT_TRUE(j.empty());
+  EXPECT_EQ(j.take(), "");
+  j.add("fairdeck-log-v1\nseq=1\n");
+  j.add(R"(a"b\c)");
+  j.add("caf\xc3\xa9");
+  EXPECT_EQ(j.size(), 3U);
+  EXPECT_EQ(j.take(),
+            "fairdeck-log-v1\nseq=1\n\x1e"
+            R"(a"b\c)"
+            "\x1e"
+            "caf\xc3\xa9");
+  EXPECT_TRUE(j.empty());
+  j.add("x");
+  j.clear();
+  j.add("y");
+  EXPECT_EQ(j.take(), "y");
+}
+
+// A text holding the separator would come back as two rows: refused, and nothing is added.
+TEST(PgJoinedTexts, RefusesTheSeparatorInsideAText) {
+  joined_texts j;
+  j.add("first");
+  EXPECT_THROW(j.add("two\x1ehalves"), std::invalid_argument);
+  EXPECT_EQ(j.size(), 1U);
+  EXPECT_EQ(j.take(), "first");
 }
 
 }  // namespace
