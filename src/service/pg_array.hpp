@@ -29,41 +29,59 @@ inline void quoted_element(std::string& out, std::string_view v) {
   out += '"';
 }
 
-// A PostgreSQL array literal ("{a,b,c}") built one element at a time: the one way the store
-// writes the arrays a batch's statements unnest (records, table rows, tree nodes and heads).
-class array_builder {
+// What the two builders below share: the text so far and how many elements it holds.
+class element_text {
  public:
-  void quoted(std::string_view v) {
-    next();
-    quoted_element(text_, v);
-  }
-  void number(std::int64_t v) {
-    next();
-    text_ += std::to_string(v);
-  }
-  // An element written as is: NULL, or a hex string (no characters to escape).
-  void bare(std::string_view v) {
-    next();
-    text_ += v;
-  }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-  // The literal ("{}" when empty); the builder is empty again.
-  [[nodiscard]] std::string take() {
-    std::string out = size_ == 0 ? std::string("{") : std::move(text_);
-    out += '}';
-    clear();
-    return out;
-  }
   void clear() noexcept {
     text_.clear();
     size_ = 0;
   }
 
- private:
-  void next() { text_ += size_++ == 0 ? '{' : ','; }
+ protected:
+  // Starts the next element: `first` before the first one (0: nothing), `separator` before the others.
+  void next(char first, char separator) {
+    if (size_++ > 0)
+      text_ += separator;
+    else if (first != 0)
+      text_ += first;
+  }
+  // The text so far; the builder is empty again.
+  std::string take_text() {
+    std::string out = std::move(text_);
+    clear();
+    return out;
+  }
   std::string text_;
+
+ private:
   std::size_t size_ = 0;
+};
+
+// A PostgreSQL array literal ("{a,b,c}") built one element at a time: the one way the store
+// writes the arrays a batch's statements unnest (records, table rows, tree nodes and heads).
+class array_builder : public element_text {
+ public:
+  void quoted(std::string_view v) {
+    next('{', ',');
+    quoted_element(text_, v);
+  }
+  void number(std::int64_t v) {
+    next('{', ',');
+    text_ += std::to_string(v);
+  }
+  // An element written as is: NULL, or a hex string (no characters to escape).
+  void bare(std::string_view v) {
+    next('{', ',');
+    text_ += v;
+  }
+  // The literal ("{}" when empty); the builder is empty again.
+  [[nodiscard]] std::string take() {
+    std::string out = empty() ? std::string("{") : take_text();
+    out += '}';
+    return out;
+  }
 };
 
 // Texts joined by 0x1E (ASCII's record separator), which the statement splits again with
@@ -74,32 +92,17 @@ class array_builder {
 // PostgreSQL's CPU fell from 15.1 to 10.3 % (string_to_array's: 0.65 %; docs/service.md).
 // No element may contain 0x1E: a record's canonical text has no control character but its
 // newlines (docs/log-format.md), so add() refuses one rather than split it into two rows.
-class joined_texts {
+class joined_texts : public element_text {
  public:
   static constexpr char separator = '\x1e';
   void add(std::string_view v) {
     if (v.find(separator) != std::string_view::npos)
       throw std::invalid_argument("a record body contains the byte 0x1E, which no canonical text has");
-    if (size_++ > 0) text_ += separator;
+    next(0, separator);
     text_ += v;
   }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-  // The joined text; the builder is empty again. (Empty: "", which string_to_array reads as
-  // no element.)
-  [[nodiscard]] std::string take() {
-    std::string out = std::move(text_);
-    clear();
-    return out;
-  }
-  void clear() noexcept {
-    text_.clear();
-    size_ = 0;
-  }
-
- private:
-  std::string text_;
-  std::size_t size_ = 0;
+  // The joined text ("" when empty); the builder is empty again.
+  [[nodiscard]] std::string take() { return take_text(); }
 };
 
 }  // namespace fairdeck::service::pg_db
