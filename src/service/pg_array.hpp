@@ -1,6 +1,6 @@
 // PostgreSQL array literals ("{a,b,c}"), as the PostgreSQL store sends a batch's rows: each
-// statement unnests arrays sent as text, one literal per column, so a batch of any size is one
-// statement (pg_batch.cpp, pg_tree.cpp). Syntax: PostgreSQL 15 documentation, section 8.15.6
+// statement unnests arrays sent as text, one literal per column (the records' bodies: one text
+// joined by 0x1E, below), so a batch of any size is one statement (pg_batch.cpp, pg_tree.cpp). Syntax: PostgreSQL 15 documentation, section 8.15.6
 // "Array Input and Output Syntax". No libpqxx here (the unit test needs none). Internal to
 // src/service.
 #pragma once
@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace fairdeck::service::pg_db {
 
@@ -86,10 +87,10 @@ class array_builder : public element_text {
 
 // Texts joined by 0x1E (ASCII's record separator), which the statement splits again with
 // string_to_array($n, chr(30)): how the records' canonical bodies travel, as one text and not
-// an array literal (the literal's quotes and backslashes are escaped here and unescaped by
-// array_in; the join needs neither). A statement of 53 bodies alone: 0.25 against 0.54 ms
-// (pgbench, one client, 2026-11-29); under 256-connection deals, array_in's share of
-// PostgreSQL's CPU fell from 15.1 to 10.3 % (string_to_array's: 0.65 %; docs/service.md).
+// an array literal, which PostgreSQL's array_in reads a character at a time through its quoting
+// rules, where string_to_array only looks for the separator. Under 256-connection deals
+// array_in's share of PostgreSQL's CPU fell from 15.1 to 10.3 % (string_to_array's: 0.65 %;
+// docs/service.md, 2026-11-29).
 // No element may contain 0x1E: a record's canonical text has no control character but its
 // newlines (docs/log-format.md), so add() refuses one rather than split it into two rows.
 class joined_texts : public element_text {
