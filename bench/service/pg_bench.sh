@@ -21,17 +21,20 @@
 # -l MS: fairdeckd reaches PostgreSQL through delay_proxy.py, which holds each chunk MS ms each
 # way (a database across a network; the measured round trip is printed). pgbench stays direct
 # (its clients would saturate the proxy), so with -l the ratio to pgbench is not the goal's.
+# -P DIR: `perf record -e cpu-clock -g` of the cluster's processes during each fairdeckd
+# measurement, into DIR/pg.r<round>.b<binary>.data (where PostgreSQL's CPU goes: `perf report
+# --no-children -i FILE`; docs/service.md quotes such profiles).
 # The binaries take turns going first after pgbench (round r starts with binary r), so no one
 # binary always meets the cluster right after pgbench's inserts.
-#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-w 2] [-l MS] [-a 'serve args'] [-o 'postgres options'] fairdeckd [fairdeckd...]
+#   bench/service/pg_bench.sh [-c 256] [-s 10] [-r 3] [-t 8] [-p 32] [-w 2] [-l MS] [-P DIR] [-a 'serve args'] [-o 'postgres options'] fairdeckd [fairdeckd...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra="" pgopts="" warm=2 delay=""
-while getopts c:s:r:t:p:a:o:w:l: o; do
+conns=256 secs=10 rounds=3 tables=8 pgclients=32 extra="" pgopts="" warm=2 delay="" perfdir=""
+while getopts c:s:r:t:p:a:o:w:l:P: o; do
   case $o in
     c) conns=$OPTARG ;; s) secs=$OPTARG ;; r) rounds=$OPTARG ;; t) tables=$OPTARG ;; p) pgclients=$OPTARG ;; a) extra=$OPTARG ;; o) pgopts=$OPTARG ;;
-    w) warm=$OPTARG ;; l) delay=$OPTARG ;;
-    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] [-a serve-args] [-o postgres-options] [-w warm-up secs] [-l link delay ms] fairdeckd..." >&2; exit 2 ;;
+    w) warm=$OPTARG ;; l) delay=$OPTARG ;; P) perfdir=$OPTARG ;;
+    *) echo "usage: pg_bench.sh [-c conns] [-s secs] [-r rounds] [-t tables] [-p pgbench clients] [-a serve-args] [-o postgres-options] [-w warm-up secs] [-l link delay ms] [-P perf dir] fairdeckd..." >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -42,6 +45,11 @@ for b in "${@:-build/release/fairdeckd}"; do
   bins+=("$(realpath "$b")")
 done
 pgbin=/usr/lib/postgresql/15/bin
+if [[ -n $perfdir ]]; then
+  command -v perf >/dev/null || { echo "pg_bench: -P needs perf (linux-perf)" >&2; exit 2; }
+  mkdir -p "$perfdir" || exit 2
+  perfdir=$(realpath "$perfdir")
+fi
 for t in wrk pgbench python3 curl; do
   command -v $t >/dev/null || { echo "pg_bench: $t is not installed (scripts/setup.sh --with-ci-tools)" >&2; exit 2; }
 done
@@ -135,27 +143,40 @@ proc_ticks() { local f; read -r -a f < <(sed 's/.*) //' "/proc/$1/stat"); echo $
 tick_us=$((1000000 / $(getconf CLK_TCK)))
 per() { awk -v t="$1" -v n="$2" -v u="$tick_us" 'BEGIN {printf "%.0f", (n > 0 ? t * u / n : 0)}'; }
 
+# Whether a checkpoint was writing during a measurement: one in progress when it began (a
+# "checkpoint starting" line without its "checkpoint complete" yet; with the default
+# checkpoint_completion_target its writes spread over most of checkpoint_timeout, 5 min) or one
+# started during it. PostgreSQL 15 logs both lines by default (log_checkpoints = on).
+ckpt_counts() { echo "$(grep -c 'checkpoint starting' "$work/pg/log" || true) $(grep -c 'checkpoint complete' "$work/pg/log" || true)"; }
+ckpt_during() {  # "starts0 completes0" "starts1" → yes / no
+  local s0 c0
+  read -r s0 c0 <<<"$1"
+  if ((s0 > c0 || $2 > s0)); then echo yes; else echo no; fi
+}
+
 ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if (u ~ /[0-9]s$/ && u !~ /ms$/) v *= 1000; printf "%.1f", v}'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms" (latencies from pgbench's per-transaction log)
-  local c=$1 out t0 t1 n
+run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoint" (latencies from pgbench's per-transaction log)
+  local c=$1 out t0 t1 n k0 k1
   if ((warm > 0)); then
     pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$warm" -f "$work/insert.sql" pgb >/dev/null 2>&1
   fi
   psql -d pgb -c "TRUNCATE ins" >/dev/null
   rm -f "$work"/pgblog.*
   t0=$(pg_ticks)
+  k0=$(ckpt_counts)
   out=$(pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$secs" -l --log-prefix="$work/pgblog" -f "$work/insert.sql" pgb 2>&1)
   sleep 1  # the postmaster reaps the clients' backends: their CPU then counts in its children's
   t1=$(pg_ticks)
+  read -r k1 _ < <(ckpt_counts)
   n=$(awk '/number of transactions actually processed/ {print $NF; exit}' <<<"$out")
   # Each log line: client, transaction, latency in µs, script, epoch s, µs.
   echo "$(awk '/^tps/ {print $3; exit}' <<<"$out") $(per $((t1 - t0)) "$n") $(cat "$work"/pgblog.* | awk '{print $3}' | sort -n |
-    awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}')"
+    awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}') $(ckpt_during "$k0" "$k1")"
 }
 
-run_fairdeckd() {  # bin round → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99"
+run_fairdeckd() {  # bin round index → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99 checkpoint"
   local bin=$1 db=fd_$2_$RANDOM out token addr
   psql -c "CREATE DATABASE $db" postgres
   local uri="postgresql://127.0.0.1:$fdport/$db?user=postgres"
@@ -190,16 +211,24 @@ LUA
   m0=$(curl -sf "http://$addr/metrics")
   b0=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m0")
   w0=$(awk '$1 == "fairdeck_store_writes_total" {print $2}' <<<"$m0")
-  local pt0 ft0 pt1 ft1
+  local pt0 ft0 pt1 ft1 k0 k1
   pt0=$(pg_ticks); ft0=$(proc_ticks "$server")
+  k0=$(ckpt_counts)
   python3 "$work/probe.py" "$addr" >"$work/probe.out" &
   local probe=$!
   python3 "$work/probe.py" "$idle_addr" >"$work/probe_idle.out" &
   local probe_idle=$!
-  local wout
+  local wout perf=""
+  if [[ -n $perfdir ]]; then
+    perf record -q -e cpu-clock -g -o "$perfdir/pg.r$2.b$3.data" -p "$(pgrep -d, -P "$(head -1 "$work/pg/data/postmaster.pid")")" \
+      >/dev/null 2>&1 &
+    perf=$!
+  fi
   wout=$(wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$work/deal.lua" "http://$op/")
+  [[ -n $perf ]] && { kill -INT "$perf"; wait "$perf" || true; }
   kill -TERM "$probe" "$probe_idle"; wait "$probe" "$probe_idle" || true
   pt1=$(pg_ticks); ft1=$(proc_ticks "$server")
+  read -r k1 _ < <(ckpt_counts)
   local m1 b1 w1
   m1=$(curl -sf "http://$addr/metrics")
   b1=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m1")
@@ -214,30 +243,30 @@ LUA
   read -r hp50 hp99 hmax hn hbad <"$work/probe.out"
   local ip50 ip99 _
   read -r ip50 ip99 _ <"$work/probe_idle.out"
-  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0))) $ip50 $ip99"
+  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0))) $ip50 $ip99 $(ckpt_during "$k0" "$k1")"
 }
 
 echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
 [[ -n $delay ]] && echo "fairdeckd reaches PostgreSQL through delay_proxy.py, $delay ms each way: a SELECT 1 round trip through it averages $link_rtt ms (pgbench -c 1); pgbench itself connects directly;"
 echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms (and of an idle fairdeckd beside it, the control), after ${warm}s of the same load unmeasured (both sides); $(date -u '+%F %H:%M') UTC"
 echo
-echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | idle server's /healthz p50 / p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | load average |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | idle server's /healthz p50 / p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | checkpoint writing | load average |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 declare -A ratios
 for ((r = 1; r <= rounds; r++)); do
   l=$(load)
-  read -r tps pgus bp50 bp99 < <(run_pgbench "$pgclients")
-  echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $l |"
+  read -r tps pgus bp50 bp99 bck < <(run_pgbench "$pgclients")
+  echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $bck | $l |"
   if ((pgclients != conns)); then  # the database's own client at the deals' concurrency: its latency is the floor's
     l=$(load)
-    read -r ctps cpgus cp50 cp99 < <(run_pgbench "$conns")
-    echo "| $r | pgbench INSERT, $conns clients | $ctps | $cp50 | $cp99 | | | | 1 | $cpgus | | | $l |"
+    read -r ctps cpgus cp50 cp99 cck < <(run_pgbench "$conns")
+    echo "| $r | pgbench INSERT, $conns clients | $ctps | $cp50 | $cp99 | | | | 1 | $cpgus | | | $cck | $l |"
   fi
   for ((j = 0; j < ${#bins[@]}; j++)); do
     k=$(((j + r - 1) % ${#bins[@]}))
     l=$(load)
-    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc ip50 ip99 < <(run_fairdeckd "${bins[$k]}" "$r")
-    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $ip50 / $ip99 | $pc | $pgc | $fdc | $((bad + hbad)) | $l |"
+    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc ip50 ip99 fck < <(run_fairdeckd "${bins[$k]}" "$r" "$((k + 1))")
+    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $ip50 / $ip99 | $pc | $pgc | $fdc | $((bad + hbad)) | $fck | $l |"
     ratios[$k]+="$(awk -v a="$rate" -v b="$tps" 'BEGIN {printf "%.3f", a / b}') "
   done
 done
@@ -245,5 +274,6 @@ echo
 for ((k = 0; k < ${#bins[@]}; k++)); do
   echo "fairdeckd #$((k + 1)) (${bins[$k]}): deals/s ÷ pgbench TPS per round: ${ratios[$k]}→ median $(tr ' ' '\n' <<<"${ratios[$k]}" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 done
-# PostgreSQL 15 logs every checkpoint: one that ran during a round shows in its tail latency.
+# PostgreSQL 15 logs every checkpoint: one writing during a measurement shows in its tail
+# latency (the rows' "checkpoint writing" column says which).
 echo "PostgreSQL checkpoints during the run (${pgopts:-default settings}): $(grep -c 'checkpoint starting' "$work/pg/log" || true)"
