@@ -148,6 +148,16 @@ per() { awk -v t="$1" -v n="$2" -v u="$tick_us" 'BEGIN {printf "%.0f", (n > 0 ? 
 # checkpoint_completion_target its writes spread over most of checkpoint_timeout, 5 min) or one
 # started during it. PostgreSQL 15 logs both lines by default (log_checkpoints = on).
 ckpt_counts() { echo "$(grep -c 'checkpoint starting' "$work/pg/log" || true) $(grep -c 'checkpoint complete' "$work/pg/log" || true)"; }
+# WAL flushes so far: "count ms" (pg_stat_wal; the time only with -o '-c track_wal_io_timing=on',
+# else 0). A deal's and an INSERT's commit waits for one; under the cluster's background writes
+# (a checkpoint, autovacuum) each can take longer.
+wal_syncs() { psql -At -F' ' -d postgres -c "SELECT wal_sync, round(wal_sync_time::numeric, 1) FROM pg_stat_wal"; }
+wal_mean() {  # "count0 ms0" "count1 ms1" → "syncs/s mean_ms" over $secs
+  local a0 t0 a1 t1
+  read -r a0 t0 <<<"$1"
+  read -r a1 t1 <<<"$2"
+  awk -v n=$((a1 - a0)) -v t0="$t0" -v t1="$t1" -v s="$secs" 'BEGIN {printf "%.0f/s,%.2f", n / s, (n > 0 ? (t1 - t0) / n : 0)}'
+}
 ckpt_during() {  # "starts0 completes0" "starts1" → yes / no
   local s0 c0
   read -r s0 c0 <<<"$1"
@@ -158,7 +168,7 @@ ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoint" (latencies from pgbench's per-transaction log)
-  local c=$1 out t0 t1 n k0 k1
+  local c=$1 out t0 t1 n k0 k1 ws0 ws1
   if ((warm > 0)); then
     pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$warm" -f "$work/insert.sql" pgb >/dev/null 2>&1
   fi
@@ -166,14 +176,16 @@ run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoin
   rm -f "$work"/pgblog.*
   t0=$(pg_ticks)
   k0=$(ckpt_counts)
+  ws0=$(wal_syncs)
   out=$(pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$secs" -l --log-prefix="$work/pgblog" -f "$work/insert.sql" pgb 2>&1)
   sleep 1  # the postmaster reaps the clients' backends: their CPU then counts in its children's
   t1=$(pg_ticks)
   read -r k1 _ < <(ckpt_counts)
+  ws1=$(wal_syncs)
   n=$(awk '/number of transactions actually processed/ {print $NF; exit}' <<<"$out")
   # Each log line: client, transaction, latency in µs, script, epoch s, µs.
   echo "$(awk '/^tps/ {print $3; exit}' <<<"$out") $(per $((t1 - t0)) "$n") $(cat "$work"/pgblog.* | awk '{print $3}' | sort -n |
-    awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}') $(ckpt_during "$k0" "$k1")"
+    awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}') $(ckpt_during "$k0" "$k1") $(wal_mean "$ws0" "$ws1")"
 }
 
 run_fairdeckd() {  # bin round index → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99 checkpoint"
@@ -211,9 +223,10 @@ LUA
   m0=$(curl -sf "http://$addr/metrics")
   b0=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m0")
   w0=$(awk '$1 == "fairdeck_store_writes_total" {print $2}' <<<"$m0")
-  local pt0 ft0 pt1 ft1 k0 k1
+  local pt0 ft0 pt1 ft1 k0 k1 ws0 ws1
   pt0=$(pg_ticks); ft0=$(proc_ticks "$server")
   k0=$(ckpt_counts)
+  ws0=$(wal_syncs)
   python3 "$work/probe.py" "$addr" >"$work/probe.out" &
   local probe=$!
   python3 "$work/probe.py" "$idle_addr" >"$work/probe_idle.out" &
@@ -229,6 +242,7 @@ LUA
   kill -TERM "$probe" "$probe_idle"; wait "$probe" "$probe_idle" || true
   pt1=$(pg_ticks); ft1=$(proc_ticks "$server")
   read -r k1 _ < <(ckpt_counts)
+  ws1=$(wal_syncs)
   local m1 b1 w1
   m1=$(curl -sf "http://$addr/metrics")
   b1=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m1")
@@ -243,30 +257,30 @@ LUA
   read -r hp50 hp99 hmax hn hbad <"$work/probe.out"
   local ip50 ip99 _
   read -r ip50 ip99 _ <"$work/probe_idle.out"
-  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0))) $ip50 $ip99 $(ckpt_during "$k0" "$k1")"
+  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0))) $ip50 $ip99 $(ckpt_during "$k0" "$k1") $(wal_mean "$ws0" "$ws1")"
 }
 
 echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
 [[ -n $delay ]] && echo "fairdeckd reaches PostgreSQL through delay_proxy.py, $delay ms each way: a SELECT 1 round trip through it averages $link_rtt ms (pgbench -c 1); pgbench itself connects directly;"
 echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms (and of an idle fairdeckd beside it, the control), after ${warm}s of the same load unmeasured (both sides); $(date -u '+%F %H:%M') UTC"
 echo
-echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | idle server's /healthz p50 / p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | checkpoint writing | load average |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | idle server's /healthz p50 / p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | checkpoint writing | WAL flushes, mean ms | load average |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
 declare -A ratios
 for ((r = 1; r <= rounds; r++)); do
   l=$(load)
-  read -r tps pgus bp50 bp99 bck < <(run_pgbench "$pgclients")
-  echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $bck | $l |"
+  read -r tps pgus bp50 bp99 bck bws < <(run_pgbench "$pgclients")
+  echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $bck | $bws | $l |"
   if ((pgclients != conns)); then  # the database's own client at the deals' concurrency: its latency is the floor's
     l=$(load)
-    read -r ctps cpgus cp50 cp99 cck < <(run_pgbench "$conns")
-    echo "| $r | pgbench INSERT, $conns clients | $ctps | $cp50 | $cp99 | | | | 1 | $cpgus | | | $cck | $l |"
+    read -r ctps cpgus cp50 cp99 cck cws < <(run_pgbench "$conns")
+    echo "| $r | pgbench INSERT, $conns clients | $ctps | $cp50 | $cp99 | | | | 1 | $cpgus | | | $cck | $cws | $l |"
   fi
   for ((j = 0; j < ${#bins[@]}; j++)); do
     k=$(((j + r - 1) % ${#bins[@]}))
     l=$(load)
-    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc ip50 ip99 fck < <(run_fairdeckd "${bins[$k]}" "$r" "$((k + 1))")
-    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $ip50 / $ip99 | $pc | $pgc | $fdc | $((bad + hbad)) | $fck | $l |"
+    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc ip50 ip99 fck fws < <(run_fairdeckd "${bins[$k]}" "$r" "$((k + 1))")
+    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $ip50 / $ip99 | $pc | $pgc | $fdc | $((bad + hbad)) | $fck | $fws | $l |"
     ratios[$k]+="$(awk -v a="$rate" -v b="$tps" 'BEGIN {printf "%.3f", a / b}') "
   done
 done
