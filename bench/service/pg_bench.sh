@@ -145,12 +145,13 @@ per() { awk -v t="$1" -v n="$2" -v u="$tick_us" 'BEGIN {printf "%.0f", (n > 0 ? 
 
 # Whether a checkpoint was writing during a measurement: one in progress when it began (a
 # "checkpoint starting" line without its "checkpoint complete" yet; with the default
-# checkpoint_completion_target its writes spread over most of checkpoint_timeout, 5 min) or one
-# started during it. PostgreSQL 15 logs both lines by default (log_checkpoints = on).
+# checkpoint_completion_target, 0.9, its writes spread over most of the time to the next one) or
+# one started during it. PostgreSQL 15 logs both lines by default (log_checkpoints = on).
 ckpt_counts() { echo "$(grep -c 'checkpoint starting' "$work/pg/log" || true) $(grep -c 'checkpoint complete' "$work/pg/log" || true)"; }
-# WAL flushes so far: "count ms" (pg_stat_wal; the time only with -o '-c track_wal_io_timing=on',
-# else 0). A deal's and an INSERT's commit waits for one; under the cluster's background writes
-# (a checkpoint, autovacuum) each can take longer.
+# WAL flushes so far: "count ms" (pg_stat_wal: the flushes' fdatasync calls and their time, the
+# time only with -o '-c track_wal_io_timing=on', else 0). A deal's and an INSERT's commit waits
+# for one. Not counted: creating a new WAL segment (zero-filled and synced by the process that
+# needs it, often a committing backend), which a `perf` profile (-P) shows instead.
 wal_syncs() { psql -At -F' ' -d postgres -c "SELECT wal_sync, round(wal_sync_time::numeric, 1) FROM pg_stat_wal"; }
 wal_mean() {  # "count0 ms0" "count1 ms1" → "syncs/s mean_ms" over $secs
   local a0 t0 a1 t1
@@ -167,7 +168,7 @@ ckpt_during() {  # "starts0 completes0" "starts1" → yes / no
 ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if (u ~ /[0-9]s$/ && u !~ /ms$/) v *= 1000; printf "%.1f", v}'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoint" (latencies from pgbench's per-transaction log)
+run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoint wal_flushes" (latencies from pgbench's per-transaction log)
   local c=$1 out t0 t1 n k0 k1 ws0 ws1
   if ((warm > 0)); then
     pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$warm" -f "$work/insert.sql" pgb >/dev/null 2>&1
@@ -188,7 +189,7 @@ run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoin
     awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}') $(ckpt_during "$k0" "$k1") $(wal_mean "$ws0" "$ws1")"
 }
 
-run_fairdeckd() {  # bin round index → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99 checkpoint"
+run_fairdeckd() {  # bin round index → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99 checkpoint wal_flushes"
   local bin=$1 db=fd_$2_$RANDOM out token addr
   psql -c "CREATE DATABASE $db" postgres
   local uri="postgresql://127.0.0.1:$fdport/$db?user=postgres"
