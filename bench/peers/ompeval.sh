@@ -28,7 +28,7 @@ src=$work
 g++ -O3 -march=native -std=c++11 -include functional -pthread -I "$src" -DDRIVER_OMPEVAL "$root/bench/peers/equity_driver.cpp" \
   "$src"/omp/*.cpp -o "$work/ompeval"
 g++ -O2 -std=c++20 -pthread -I "$root/include" -DDRIVER_FAIRDECK "$root/bench/peers/equity_driver.cpp" "$lib" \
-  $(pkg-config --libs libsodium nettle fmt) -lz -o "$work/fairdeck"
+  $("$root/bench/peers/fairdeck_libs.sh") -o "$work/fairdeck"
 queries=(
   "AA,KK,QQ"
   "AA,KK,QQ,JJ"

@@ -41,7 +41,7 @@ sed -i 's/static uint64_t min()/static constexpr uint64_t min()/; s/static uint6
 g++ -O3 -march=native -std=c++11 -include functional -I "$work" -DDRIVER_OMPEVAL "$root/bench/peers/eval_driver.cpp" \
   "$work/omp/HandEvaluator.cpp" -o "$work/ompeval"
 g++ -O3 -std=c++20 -I "$root/include" -DDRIVER_FAIRDECK "$root/bench/peers/eval_driver.cpp" "$lib" \
-  $(pkg-config --libs libsodium nettle fmt) -lz -pthread -o "$work/fairdeck"
+  $("$root/bench/peers/fairdeck_libs.sh") -o "$work/fairdeck"
 # fairdeck item : the item it is compared with, and that item's side (kernels the CPU lacks
 # print nothing)
 pairs=(rand_cards:rand_cards:ompeval rand_hands:rand_hands:ompeval enum_nested:enum_nested:ompeval
