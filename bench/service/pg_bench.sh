@@ -153,40 +153,36 @@ ckpt_counts() { echo "$(grep -c 'checkpoint starting' "$work/pg/log" || true) $(
 # for one. Not counted: creating a new WAL segment (zero-filled and synced by the process that
 # needs it, often a committing backend), which a `perf` profile (-P) shows instead.
 wal_syncs() { psql -At -F' ' -d postgres -c "SELECT wal_sync, round(wal_sync_time::numeric, 1) FROM pg_stat_wal"; }
-wal_mean() {  # "count0 ms0" "count1 ms1" → "syncs/s mean_ms" over $secs
-  local a0 t0 a1 t1
-  read -r a0 t0 <<<"$1"
-  read -r a1 t1 <<<"$2"
-  awk -v n=$((a1 - a0)) -v t0="$t0" -v t1="$t1" -v s="$secs" 'BEGIN {printf "%.0f/s,%.2f", n / s, (n > 0 ? (t1 - t0) / n : 0)}'
-}
-ckpt_during() {  # "starts0 completes0" "starts1" → yes / no
-  local s0 c0
-  read -r s0 c0 <<<"$1"
-  if ((s0 > c0 || $2 > s0)); then echo yes; else echo no; fi
+# The cluster's background state, taken before and after a measurement: "starts completes flushes ms".
+bg_state() { echo "$(ckpt_counts) $(wal_syncs)"; }
+bg_since() {  # state0 state1 → "checkpoint(yes/no) flushes/s,mean_ms" over $secs
+  local s0 c0 n0 t0 s1 n1 t1
+  read -r s0 c0 n0 t0 <<<"$1"
+  read -r s1 _ n1 t1 <<<"$2"
+  if ((s0 > c0 || s1 > s0)); then echo -n "yes "; else echo -n "no "; fi
+  awk -v n=$((n1 - n0)) -v t0="$t0" -v t1="$t1" -v s="$secs" 'BEGIN {printf "%.0f/s,%.2f", n / s, (n > 0 ? (t1 - t0) / n : 0)}'
 }
 
 ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if (u ~ /[0-9]s$/ && u !~ /ms$/) v *= 1000; printf "%.1f", v}'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoint wal_flushes" (latencies from pgbench's per-transaction log)
-  local c=$1 out t0 t1 n k0 k1 ws0 ws1
+  local c=$1 out t0 t1 n g0 g1
   if ((warm > 0)); then
     pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$warm" -f "$work/insert.sql" pgb >/dev/null 2>&1
   fi
   psql -d pgb -c "TRUNCATE ins" >/dev/null
   rm -f "$work"/pgblog.*
   t0=$(pg_ticks)
-  k0=$(ckpt_counts)
-  ws0=$(wal_syncs)
+  g0=$(bg_state)
   out=$(pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$secs" -l --log-prefix="$work/pgblog" -f "$work/insert.sql" pgb 2>&1)
   sleep 1  # the postmaster reaps the clients' backends: their CPU then counts in its children's
   t1=$(pg_ticks)
-  read -r k1 _ < <(ckpt_counts)
-  ws1=$(wal_syncs)
+  g1=$(bg_state)
   n=$(awk '/number of transactions actually processed/ {print $NF; exit}' <<<"$out")
   # Each log line: client, transaction, latency in µs, script, epoch s, µs.
   echo "$(awk '/^tps/ {print $3; exit}' <<<"$out") $(per $((t1 - t0)) "$n") $(cat "$work"/pgblog.* | awk '{print $3}' | sort -n |
-    awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}') $(ckpt_during "$k0" "$k1") $(wal_mean "$ws0" "$ws1")"
+    awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}') $(bg_since "$g0" "$g1")"
 }
 
 run_fairdeckd() {  # bin round index → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99 checkpoint wal_flushes"
@@ -224,10 +220,9 @@ LUA
   m0=$(curl -sf "http://$addr/metrics")
   b0=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m0")
   w0=$(awk '$1 == "fairdeck_store_writes_total" {print $2}' <<<"$m0")
-  local pt0 ft0 pt1 ft1 k0 k1 ws0 ws1
+  local pt0 ft0 pt1 ft1 g0 g1
   pt0=$(pg_ticks); ft0=$(proc_ticks "$server")
-  k0=$(ckpt_counts)
-  ws0=$(wal_syncs)
+  g0=$(bg_state)
   python3 "$work/probe.py" "$addr" >"$work/probe.out" &
   local probe=$!
   python3 "$work/probe.py" "$idle_addr" >"$work/probe_idle.out" &
@@ -242,8 +237,7 @@ LUA
   [[ -n $perf ]] && { kill -INT "$perf"; wait "$perf" || true; }
   kill -TERM "$probe" "$probe_idle"; wait "$probe" "$probe_idle" || true
   pt1=$(pg_ticks); ft1=$(proc_ticks "$server")
-  read -r k1 _ < <(ckpt_counts)
-  ws1=$(wal_syncs)
+  g1=$(bg_state)
   local m1 b1 w1
   m1=$(curl -sf "http://$addr/metrics")
   b1=$(awk '$1 == "fairdeck_store_batches_total" {print $2}' <<<"$m1")
@@ -258,7 +252,7 @@ LUA
   read -r hp50 hp99 hmax hn hbad <"$work/probe.out"
   local ip50 ip99 _
   read -r ip50 ip99 _ <"$work/probe_idle.out"
-  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0))) $ip50 $ip99 $(ckpt_during "$k0" "$k1") $(wal_mean "$ws0" "$ws1")"
+  echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0))) $ip50 $ip99 $(bg_since "$g0" "$g1")"
 }
 
 echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
