@@ -1,10 +1,11 @@
 // The batch evaluation kernels (scalar, AVX-512 where the CPU has it) against the one-hand
 // evaluator on every input they take: all 133,784,560 7-card hands as card arrays
-// (eval7_batch; also eval<7> on byte arrays), in batches whose sizes are not multiples of the
+// and as byte arrays (eval7_batch's two overloads; also eval<7> on byte arrays), in batches whose sizes are not multiples of the
 // kernels' 8 lanes (so the tails run too). The one-hand evaluator itself is checked against
 // the reference rules in poker_eval_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -80,8 +81,14 @@ TEST(PokerEvalKernels, EveryKernelAgreesOnAllSevenCardHands) {
       if (!fp::hand_evaluator::kernel_supported(k)) continue;
       ev.eval7_batch(k, cards.data(), n, got.data());
       for (std::size_t i = 0; i < n; ++i) bad += got[i] != want[i];
+      std::fill(got.begin(), got.end(), 0);
+      ev.eval7_batch(k, bytes.data(), n, got.data());  // cards as bytes
+      for (std::size_t i = 0; i < n; ++i) bad += got[i] != want[i];
     }
-    ev.eval7_batch(cards.data(), n, got.data());  // the dispatching entry point
+    ev.eval7_batch(cards.data(), n, got.data());  // the dispatching entry points
+    for (std::size_t i = 0; i < n; ++i) bad += got[i] != want[i];
+    std::fill(got.begin(), got.end(), 0);
+    ev.eval7_batch(bytes.data(), n, got.data());
     for (std::size_t i = 0; i < n; ++i) bad += got[i] != want[i];
     hands_seen += n;
   });
@@ -96,15 +103,22 @@ TEST(PokerEvalKernels, EmptyAndShortBatches) {
   const std::array<card_t, 21> cards{0,  13, 26, 39, 1,  14, 27,  // four aces, deuce, deuce, deuce
                                      0,  1,  2,  3,  4,  20, 33,  // A-5 straight flush in clubs
                                      12, 25, 38, 51, 11, 24, 37};
+  std::array<std::uint8_t, 21> bytes{};
+  std::copy(cards.begin(), cards.end(), bytes.begin());
   std::array<fp::strength_t, 3> got{};
   for (const kernel k : all_kernels) {
     if (!fp::hand_evaluator::kernel_supported(k)) continue;
     ev.eval7_batch(k, cards.data(), 0, got.data());
+    ev.eval7_batch(k, bytes.data(), 0, got.data());
     for (std::size_t n = 1; n <= 3; ++n) {
       got.fill(0);
       ev.eval7_batch(k, cards.data(), n, got.data());
       for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(got[i], ev.eval7(&cards[7 * i]));
       for (std::size_t i = n; i < 3; ++i) EXPECT_EQ(got[i], 0);  // nothing written past n
+      got.fill(0);
+      ev.eval7_batch(k, bytes.data(), n, got.data());
+      for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(got[i], ev.eval7(&cards[7 * i]));
+      for (std::size_t i = n; i < 3; ++i) EXPECT_EQ(got[i], 0);
     }
   }
   EXPECT_EQ(fp::category_of(ev.eval7(&cards[0])), fp::hand_category::four_of_a_kind);

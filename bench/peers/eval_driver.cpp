@@ -16,6 +16,8 @@
 //   rand_batch_K  (fairdeck only) rand_cards through the batch interface (eval7_batch), with
 //                 kernel K (scalar; avx512 where the CPU has it; eval7_batch without a kernel
 //                 picks the best, fp::hand_evaluator::best_kernel()).
+//   rand_bytes_K  (fairdeck only) the same on the cards as bytes (7 a hand, the input size of
+//                 OMPEval's rand_cards), through eval7_batch's byte overload.
 //   enum_nested  all 133,784,560 hands by five nested loops adding one card per level to the
 //                level above's hand object (OMPEval's "Seq" shape).
 //   enum_library (fairdeck only) all hands by the library's enumeration (for_each_hand<7>).
@@ -199,6 +201,21 @@ int main(int argc, char** argv) {
         for (const auto s : out) sum += value(s);
       }
       report(("rand_batch" + suffix).c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
+    }();
+  }
+  for (const kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {  // the same on byte cards
+    const std::string suffix = k == kernel::scalar ? "_scalar" : k == kernel::avx2 ? "_avx2" : "_avx512";
+    if (!fp::hand_evaluator::kernel_supported(k) || !wanted("rand_bytes" + suffix)) continue;
+    [&]() NOINLINE {
+      const std::vector<std::uint8_t> bytes(cards.begin(), cards.end());
+      std::vector<fp::strength_t> out(n);
+      std::uint64_t sum = 0;
+      const double t0 = cpu_seconds();
+      for (int p = 0; p < passes; ++p) {
+        e.eval7_batch(k, bytes.data(), n, out.data());
+        for (const auto s : out) sum += value(s);
+      }
+      report(("rand_bytes" + suffix).c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
     }();
   }
 #endif

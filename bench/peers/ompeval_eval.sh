@@ -11,6 +11,8 @@
 #   rand_hands  each side's own 16-byte hand object built before timing ("Rand2")
 #   rand_batch_K fairdeck's batch call (eval7_batch) with kernel K (scalar; avx512 where the
 #               CPU has it) on the rand_cards input; the ratio is against OMPEval's rand_cards
+#   rand_bytes_K the same on the cards as bytes (7 bytes a hand, as OMPEval's rand_cards reads;
+#               fairdeck's card_t is 2 bytes): the input streamed from memory halves
 #   enum_nested all 133,784,560 hands, nested loops adding a card per level ("Seq")
 #   enum_library fairdeck's own enumeration (for_each_hand<7>) against OMPEval's enum_nested
 #   control     fairdeck's rand_cards against itself: the harness's own spread (ideal 1.00)
@@ -46,7 +48,8 @@ g++ -O3 -std=c++20 -I "$root/include" -DDRIVER_FAIRDECK "$root/bench/peers/eval_
 # print nothing)
 pairs=(rand_cards:rand_cards:ompeval rand_hands:rand_hands:ompeval enum_nested:enum_nested:ompeval
        rand_batch_scalar:rand_cards:ompeval rand_batch_avx2:rand_cards:ompeval
-       rand_batch_avx512:rand_cards:ompeval enum_library:enum_nested:ompeval control:rand_cards:fairdeck)
+       rand_batch_avx512:rand_cards:ompeval rand_bytes_scalar:rand_cards:ompeval rand_bytes_avx2:rand_cards:ompeval
+       rand_bytes_avx512:rand_cards:ompeval enum_library:enum_nested:ompeval control:rand_cards:fairdeck)
 for ((r = 1; r <= rounds; ++r)); do
   for pair in "${pairs[@]}"; do
     IFS=: read -r f o base <<<"$pair"

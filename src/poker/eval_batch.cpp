@@ -31,6 +31,11 @@
 // OMPEval on ompeval_eval.sh. Dropping each hand's pad byte to card 0 (its key taken off
 // once) and summing the rank part and the suit counters apart took ~8 % more before that.
 // Hence the kernels agree on every hand; tests/poker_eval_kernels_test.cpp checks all of them.
+// Input: card_t arrays (2 bytes a card) or bytes (1 byte a card); the kernels are templates on
+// the card type and differ only in how a step's cards become packed bytes. From memory the
+// input is what limits the AVX-512 kernel: on an Intel Xeon model 167 (2026-11-29), 4 M random
+// hands (59 MB as card_t) ran at 366-390 M hands/s as card_t and 565-619 as bytes (alternated,
+// bench/peers/ompeval_eval.sh), against 653 as card_t with 100 k hands in cache.
 // Measured on AMD Zen 4 (bench/peers/ompeval_eval.sh, docs/poker.md). Tried and lost (with a
 // separate second pass): the hashes stored as 32-bit slots and 16-bit buckets (no change),
 // runs of 256 or 512 hands (slower) or 2,048+ (no better), a 512 KB value table with 4,096
@@ -56,6 +61,22 @@
 
 namespace fairdeck::poker {
 namespace {
+
+constexpr unsigned seven_slots = 1u << hand_evaluator::seven_slot_bits;
+
+// The seven-card table (hand_evaluator's seven_*: every kernel hashes the same way).
+struct table_view {
+  std::uint64_t multiplier;
+  const std::uint16_t* displacement;
+  const strength_t* values;
+  // The strength of the hand whose rank key times `multiplier` is h (hand_evaluator::lookup).
+  [[nodiscard]] strength_t at(std::uint64_t h) const noexcept {
+    constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
+    constexpr unsigned slot_shift = bucket_shift - hand_evaluator::seven_slot_bits;
+    const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
+    return values[slot ^ displacement[h >> bucket_shift]];
+  }
+};
 
 #if FAIRDECK_EVAL_AVX512
 #define FAIRDECK_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
@@ -87,31 +108,23 @@ constexpr spread_indices make_spread_indices() {
 }
 constexpr spread_indices spread = make_spread_indices();
 
-constexpr unsigned seven_slots = 1u << hand_evaluator::seven_slot_bits;
-
-// The seven-card table (hand_evaluator's seven_*: every kernel hashes the same way).
-struct table_view {
-  std::uint64_t multiplier;
-  const std::uint16_t* displacement;
-  const strength_t* values;
-  // The strength of the hand whose rank key times `multiplier` is h (hand_evaluator::lookup).
-  [[nodiscard]] strength_t at(std::uint64_t h) const noexcept {
-    constexpr unsigned bucket_shift = 64 - hand_evaluator::bucket_bits;
-    constexpr unsigned slot_shift = bucket_shift - hand_evaluator::seven_slot_bits;
-    const unsigned slot = static_cast<unsigned>(h >> slot_shift) & (seven_slots - 1);
-    return values[slot ^ displacement[h >> bucket_shift]];
-  }
-};
-
 // One 8-hand block's keys: the cards as bytes, 8 per hand (a pad of 63 last), then for each
 // non-zero byte position i of the card keys, vpermb maps every card to its key's byte i and
 // vpsadbw adds a hand's 8 bytes; key = start + sum over i of (that sum << 8i). Addition is
 // linear, so this is the sum of the cards' keys, bit for bit the scalar key.
-FAIRDECK_AVX512_TARGET inline __m512i keys8(const card_t* c, const __m512i* table, __m512i spread_idx, __m512i start) {
+// The 56 cards of 8 hands as bytes 0..55 (masked loads: nothing read past the 8th hand).
+FAIRDECK_AVX512_TARGET inline __m512i packed8(const card_t* c) {
   const __m512i a = _mm512_loadu_si512(c);                         // cards 0..31 (16-bit)
   const __m512i b = _mm512_maskz_loadu_epi16(0x00ffffff, c + 32);  // cards 32..55
-  const __m512i packed = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)), _mm512_cvtepi16_epi8(b),
-                                            1);
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)), _mm512_cvtepi16_epi8(b), 1);
+}
+FAIRDECK_AVX512_TARGET inline __m512i packed8(const std::uint8_t* c) {
+  return _mm512_maskz_loadu_epi8(0x00ffffffffffffffULL, c);
+}
+
+template <class Card>
+FAIRDECK_AVX512_TARGET inline __m512i keys8(const Card* c, const __m512i* table, __m512i spread_idx, __m512i start) {
+  const __m512i packed = packed8(c);
   const __m512i cards = _mm512_mask_permutexvar_epi8(_mm512_set1_epi8(63), 0x7f7f7f7f7f7f7f7fULL, spread_idx, packed);
   const __m512i zero = _mm512_setzero_si512();
   __m512i key = start;
@@ -125,7 +138,8 @@ FAIRDECK_AVX512_TARGET inline __m512i keys8(const card_t* c, const __m512i* tabl
   return key;
 }
 
-FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_view& t, const card_t* cards,
+template <class Card>
+FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_view& t, const Card* cards,
                                          std::size_t n, strength_t* out) {
   __m512i table[8];
   for (unsigned i = 0; i < 8; ++i) table[i] = _mm512_load_si512(digits.byte[i].data());
@@ -173,10 +187,10 @@ FAIRDECK_AVX512_TARGET void eval7_avx512(const hand_evaluator& ev, const table_v
     for (std::size_t p = 0; p < pending; ++p)
       for (unsigned m = pending_lanes[p]; m; m &= m - 1) {
         const std::size_t h = pending_block[p] + static_cast<unsigned>(__builtin_ctz(m));
-        out[h] = ev.eval7(cards + 7 * h);
+        out[h] = ev.eval<7>(cards + 7 * h);
       }
   }
-  for (; i < n; ++i) out[i] = ev.eval7(cards + 7 * i);
+  for (; i < n; ++i) out[i] = ev.eval<7>(cards + 7 * i);
 }
 
 // The AVX2 kernel (CPUs without AVX-512 VBMI): the AVX-512 kernel's plan, 4 hands a step.
@@ -228,13 +242,22 @@ struct keys4_out {
   __m256i flush;     // all ones in the lanes of flush hands
 };
 
-FAIRDECK_AVX2_TARGET inline keys4_out keys4(const card_t* c, const __m256i* table, const __m256i& spread_idx) {
+// The 28 cards of 4 hands as bytes 0..27 (masked loads: nothing read past the 4th hand).
+FAIRDECK_AVX2_TARGET inline __m256i packed4(const card_t* c) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c));  // cards 0..15
   const __m256i b = _mm256_maskload_epi32(reinterpret_cast<const int*>(c + 16),
                                           _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0));  // 16..27
-  // packus interleaves lanes: qwords = cards 0-7, 16-23, 8-15, 24-31; put them in order,
-  // then dwords 0..3 to lane 0 and 3..6 (cards 12..27) to lane 1.
-  const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+  // packus interleaves lanes: qwords = cards 0-7, 16-23, 8-15, 24-31; put them in order.
+  return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+}
+FAIRDECK_AVX2_TARGET inline __m256i packed4(const std::uint8_t* c) {
+  return _mm256_maskload_epi32(reinterpret_cast<const int*>(c), _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0));
+}
+
+template <class Card>
+FAIRDECK_AVX2_TARGET inline keys4_out keys4(const Card* c, const __m256i* table, const __m256i& spread_idx) {
+  // Dwords 0..3 to lane 0 and 3..6 (cards 12..27) to lane 1.
+  const __m256i bytes = packed4(c);
   const __m256i lanes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6));
   const __m256i cards = _mm256_shuffle_epi8(lanes, spread_idx);  // 8 bytes a hand, the 8th 0
   const __m256i minus_suit = _mm256_add_epi8(_mm256_add_epi8(_mm256_cmpgt_epi8(cards, _mm256_set1_epi8(12)),
@@ -261,7 +284,8 @@ FAIRDECK_AVX2_TARGET inline __m256i mullo64(__m256i a, __m256i b, __m256i b_hi) 
   return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
 }
 
-FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view& t, const card_t* cards, std::size_t n,
+template <class Card>
+FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view& t, const Card* cards, std::size_t n,
                                      strength_t* out) {
   __m256i table[7];
   for (unsigned i = 0; i < 7; ++i)
@@ -307,10 +331,10 @@ FAIRDECK_AVX2_TARGET void eval7_avx2(const hand_evaluator& ev, const table_view&
     for (std::size_t p = 0; p < pending; ++p)
       for (unsigned m = pending_lanes[p]; m; m &= m - 1) {
         const std::size_t h = pending_block[p] + static_cast<unsigned>(__builtin_ctz(m));
-        out[h] = ev.eval7(cards + 7 * h);
+        out[h] = ev.eval<7>(cards + 7 * h);
       }
   }
-  for (; i < n; ++i) out[i] = ev.eval7(cards + 7 * i);
+  for (; i < n; ++i) out[i] = ev.eval<7>(cards + 7 * i);
 }
 
 bool avx2_supported() noexcept {
@@ -342,20 +366,32 @@ hand_evaluator::eval_kernel hand_evaluator::best_kernel() noexcept {
   return kernel_supported(eval_kernel::avx2) ? eval_kernel::avx2 : eval_kernel::scalar;
 }
 
-void hand_evaluator::eval7_batch(eval_kernel k, const card_t* cards, std::size_t n, strength_t* out) const noexcept {
+namespace {
+template <class Card>
+void dispatch(const hand_evaluator& ev, hand_evaluator::eval_kernel k, const table_view& t, const Card* cards,
+              std::size_t n, strength_t* out) noexcept {
 #if FAIRDECK_EVAL_AVX512
-  if (k == eval_kernel::avx512)
-    return eval7_avx512(*this, {seven_multiplier_, seven_displacement_.data(), seven_values_.data()}, cards, n, out);
-  if (k == eval_kernel::avx2)
-    return eval7_avx2(*this, {seven_multiplier_, seven_displacement_.data(), seven_values_.data()}, cards, n, out);
+  if (k == hand_evaluator::eval_kernel::avx512) return eval7_avx512(ev, t, cards, n, out);
+  if (k == hand_evaluator::eval_kernel::avx2) return eval7_avx2(ev, t, cards, n, out);
 #endif
   (void)k;
-  for (std::size_t i = 0; i < n; ++i) out[i] = eval7(cards + 7 * i);
+  (void)t;
+  for (std::size_t i = 0; i < n; ++i) out[i] = ev.eval<7>(cards + 7 * i);
 }
+}  // namespace
 
+void hand_evaluator::eval7_batch(eval_kernel k, const card_t* cards, std::size_t n, strength_t* out) const noexcept {
+  dispatch(*this, k, {seven_multiplier_, seven_displacement_.data(), seven_values_.data()}, cards, n, out);
+}
+void hand_evaluator::eval7_batch(eval_kernel k, const std::uint8_t* cards, std::size_t n,
+                                 strength_t* out) const noexcept {
+  dispatch(*this, k, {seven_multiplier_, seven_displacement_.data(), seven_values_.data()}, cards, n, out);
+}
 void hand_evaluator::eval7_batch(const card_t* cards, std::size_t n, strength_t* out) const noexcept {
   eval7_batch(best_kernel(), cards, n, out);
 }
-
+void hand_evaluator::eval7_batch(const std::uint8_t* cards, std::size_t n, strength_t* out) const noexcept {
+  eval7_batch(best_kernel(), cards, n, out);
+}
 
 }  // namespace fairdeck::poker

@@ -135,6 +135,10 @@ class hand_evaluator {
   // 1.7x the one-hand loop, AVX2 about 1.4x (docs/poker.md); prefer it whenever hands come in
   // numbers.
   void eval7_batch(const card_t* cards, std::size_t n, strength_t* out) const noexcept;
+  // The same on cards stored as bytes (7 bytes a hand, the packed form of hand arrays): half
+  // the input to stream, which is what limits the AVX-512 kernel once the hands come from
+  // memory rather than cache (docs/poker.md).
+  void eval7_batch(const std::uint8_t* cards, std::size_t n, strength_t* out) const noexcept;
 
   enum class eval_kernel : std::uint8_t { scalar, avx512, avx2 };  // best first: avx512, avx2, scalar
   // The kernel eval7_batch uses on this CPU, whether a kernel runs here, and eval7_batch
@@ -142,6 +146,7 @@ class hand_evaluator {
   [[nodiscard]] static eval_kernel best_kernel() noexcept;
   [[nodiscard]] static bool kernel_supported(eval_kernel k) noexcept;
   void eval7_batch(eval_kernel k, const card_t* cards, std::size_t n, strength_t* out) const noexcept;
+  void eval7_batch(eval_kernel k, const std::uint8_t* cards, std::size_t n, strength_t* out) const noexcept;
 
   static constexpr unsigned bucket_bits = 13;
   static constexpr unsigned slot_bits = 17;
