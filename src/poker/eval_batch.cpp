@@ -34,7 +34,7 @@
 // Input: card_t arrays (2 bytes a card) or bytes (1 byte a card); the kernels are templates on
 // the card type and differ only in how a step's cards become packed bytes. From memory the
 // input is what limits the AVX-512 kernel: on an Intel Xeon model 167 (2026-11-29), 4 M random
-// hands (59 MB as card_t) ran at 366-390 M hands/s as card_t and 565-619 as bytes (alternated,
+// hands (59 MB as card_t) ran at 366-414 M hands/s as card_t and 565-650 as bytes (alternated,
 // bench/peers/ompeval_eval.sh), against 653 as card_t with 100 k hands in cache.
 // Measured on AMD Zen 4 (bench/peers/ompeval_eval.sh, docs/poker.md). Tried and lost (with a
 // separate second pass): the hashes stored as 32-bit slots and 16-bit buckets (no change),
