@@ -1,5 +1,6 @@
 // fairdeck.evaluate (vectorised), fairdeck.equity and fairdeck.odds.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -22,24 +23,55 @@ namespace fp = fairdeck::poker;
 
 // ---- evaluate ----
 
-// Hands of N cards of type T, rows [begin, end): strengths, or the first bad row.
+// n card indices of type T into bytes; false if any is outside [0, 52) (a negative index
+// becomes a huge unsigned one of T's width). Element-wise at T's width, so the compiler
+// vectorises it for every T.
+template <class T>
+bool checked_bytes(const T* in, std::size_t n, std::uint8_t* c) {
+  using U = std::make_unsigned_t<T>;
+  U bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto v = static_cast<U>(in[i]);
+    bad |= static_cast<U>(v > 51);
+    c[i] = static_cast<std::uint8_t>(v);
+  }
+  return bad == 0;
+}
+
+// Whether the N cards of a row (each < 52) are distinct: a repeated card finds its bit set.
+template <std::size_t N>
+bool distinct(const std::uint8_t* c) {
+  std::uint64_t mask = 0, seen = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    seen |= mask >> c[i];
+    mask |= std::uint64_t{1} << c[i];
+  }
+  return (seen & 1) == 0;
+}
+
+// Hands of N cards of type T, rows [begin, end): strengths, or the first bad row. Rows are
+// checked a block at a time into bytes; seven-card blocks go through eval7_batch (its vector
+// kernels; bytes are its fastest input).
 template <std::size_t N, class T>
 std::optional<std::size_t> eval_rows(const T* in, std::uint16_t* out, std::size_t begin, std::size_t end) {
   const auto& ev = fp::hand_evaluator::instance();
-  for (std::size_t r = begin; r < end; ++r) {
-    const T* row = in + r * N;
-    card_t c[N];
-    std::uint64_t mask = 0;
-    bool ok = true;
-    for (std::size_t i = 0; i < N; ++i) {
-      const T v = row[i];
-      if constexpr (std::is_signed_v<T>) ok &= v >= 0;
-      ok &= static_cast<std::uint64_t>(v) < 52;
-      c[i] = static_cast<card_t>(static_cast<std::uint64_t>(v) & 63);
-      mask |= std::uint64_t{1} << c[i];
+  constexpr std::size_t block = 1024;
+  std::array<std::uint8_t, N * block> bytes;
+  for (std::size_t r = begin; r < end; r += block) {
+    const std::size_t m = std::min(block, end - r);
+    bool ok = checked_bytes(in + r * N, N * m, bytes.data());
+    for (std::size_t j = 0; j < m; ++j) ok &= distinct<N>(bytes.data() + N * j);
+    if (!ok) {  // the first bad row
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::uint8_t* row = bytes.data() + N * j;
+        if (!checked_bytes(in + (r + j) * N, N, bytes.data() + N * j) || !distinct<N>(row)) return r + j;
+      }
     }
-    if (!ok || std::popcount(mask) != static_cast<int>(N)) return r;
-    out[r] = ev.eval<N>(c);
+    if constexpr (N == 7) {
+      ev.eval7_batch(bytes.data(), m, out + r);
+    } else {
+      for (std::size_t j = 0; j < m; ++j) out[r + j] = ev.eval<N>(bytes.data() + N * j);
+    }
   }
   return std::nullopt;
 }

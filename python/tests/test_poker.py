@@ -40,6 +40,30 @@ def test_dtypes_and_shapes(dtype):
     assert fairdeck.evaluate(hands[0].astype(dtype)) == want[0]
 
 
+@pytest.mark.parametrize("k", [5, 6, 7])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint64])
+def test_first_bad_row_across_blocks_and_threads(k, dtype):
+    # Rows are checked 1,024 at a time (and split between threads from 65,536 rows): the
+    # error names the first bad row wherever it falls, and a good array still evaluates.
+    rng = np.random.default_rng(3)
+    hands = np.argsort(rng.random((70_000, 52)), axis=1)[:, :k].astype(dtype)
+    want = fairdeck.evaluate(hands.astype(np.int64), threads=1)
+    assert np.array_equal(fairdeck.evaluate(hands, threads=2), want)
+    for row in (1023, 1024, 2049, 69_999):
+        bad = hands.copy()
+        bad[row, k - 1] = bad[row, 0]  # a repeated card
+        if row + 1 < len(bad):
+            bad[row + 1, 1] = 52  # a later bad row too
+        for threads in (1, 2):
+            with pytest.raises(ValueError, match=f"hand {row}: evaluate: card index {int(bad[row, 0])} appears twice"):
+                fairdeck.evaluate(bad, threads=threads)
+    if np.issubdtype(dtype, np.signedinteger):
+        bad = hands.copy()
+        bad[40_000, 3] = -1
+        with pytest.raises(ValueError, match="hand 40000: .*-1"):
+            fairdeck.evaluate(bad, threads=2)
+
+
 def test_multithreaded_equals_single():
     rng = np.random.default_rng(2)
     hands = np.argsort(rng.random((200_000, 52)), axis=1)[:, :7].astype(np.uint8)
