@@ -53,33 +53,11 @@ void BM_EvalRandom(benchmark::State& state) {
 }
 BENCHMARK(BM_EvalRandom<7>)->Arg(0)->Arg(1 << 12)->Arg(1 << 20);
 
-// The same hands through eval7_batch with each kernel this CPU has (0 = scalar, 1 = AVX-512,
-// 2 = AVX2);
-// baseline: BM_EvalRandom<7>/0 (one-hand loop) in the same run.
-void BM_EvalRandomBatch7(benchmark::State& state) {
-  const auto kernel = static_cast<fp::hand_evaluator::eval_kernel>(state.range(0));
-  if (!fp::hand_evaluator::kernel_supported(kernel)) return state.SkipWithError("kernel not supported on this CPU");
-  const auto hands = random_hands(kRandomHands, 7);
-  const auto& ev = fp::hand_evaluator::instance();
-  std::vector<fp::strength_t> out(kRandomHands);
-  for (auto _ : state) {
-    ev.eval7_batch(kernel, hands.data(), kRandomHands, out.data());
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRandomHands));
-}
-BENCHMARK(BM_EvalRandomBatch7)->Arg(0)->Arg(1)->Arg(2);
-
-// The same with the cards as bytes (eval7_batch's byte overload: half the input), and both
-// inputs at 4 Mi hands (29 MB as bytes, 59 MB as card_t: streamed from memory, where the card_t
-// input's 14 bytes a hand are what limit the AVX-512 kernel). Arguments: kernel, hands (0: the
-// 65,536 above). Baseline: card_t input with the same kernel and count in the same run.
+// `count` random hands (7 cards of type Card each) through eval7_batch with kernel range(0).
 template <class Card>
-void BM_EvalRandomBatch7Input(benchmark::State& state) {
+void eval_batch_bench(benchmark::State& state, std::size_t count) {
   const auto kernel = static_cast<fp::hand_evaluator::eval_kernel>(state.range(0));
   if (!fp::hand_evaluator::kernel_supported(kernel)) return state.SkipWithError("kernel not supported on this CPU");
-  const auto count = state.range(1) ? static_cast<std::size_t>(state.range(1)) : kRandomHands;
   const auto hands16 = random_hands(count, 7);
   const std::vector<Card> hands(hands16.begin(), hands16.end());
   const auto& ev = fp::hand_evaluator::instance();
@@ -90,6 +68,21 @@ void BM_EvalRandomBatch7Input(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+}
+
+// The same hands through eval7_batch with each kernel this CPU has (0 = scalar, 1 = AVX-512,
+// 2 = AVX2);
+// baseline: BM_EvalRandom<7>/0 (one-hand loop) in the same run.
+void BM_EvalRandomBatch7(benchmark::State& state) { eval_batch_bench<card_t>(state, kRandomHands); }
+BENCHMARK(BM_EvalRandomBatch7)->Arg(0)->Arg(1)->Arg(2);
+
+// The same with the cards as bytes (eval7_batch's byte overload: half the input), and both
+// inputs at 4 Mi hands (29 MB as bytes, 59 MB as card_t: streamed from memory, where the card_t
+// input's 14 bytes a hand are what limit the AVX-512 kernel). Arguments: kernel, hands (0: the
+// 65,536 above). Baseline: card_t input with the same kernel and count in the same run.
+template <class Card>
+void BM_EvalRandomBatch7Input(benchmark::State& state) {
+  eval_batch_bench<Card>(state, state.range(1) ? static_cast<std::size_t>(state.range(1)) : kRandomHands);
 }
 BENCHMARK(BM_EvalRandomBatch7Input<std::uint8_t>)->ArgsProduct({{0, 1, 2}, {0, 1 << 22}});
 BENCHMARK(BM_EvalRandomBatch7Input<fairdeck::card_t>)->ArgsProduct({{0, 1, 2}, {1 << 22}});

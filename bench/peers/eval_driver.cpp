@@ -189,35 +189,27 @@ int main(int argc, char** argv) {
     }();
 #if defined(DRIVER_FAIRDECK)
   using kernel = fp::hand_evaluator::eval_kernel;
-  for (const kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {  // rand_batch per kernel
-    const std::string suffix = k == kernel::scalar ? "_scalar" : k == kernel::avx2 ? "_avx2" : "_avx512";
-    if (!fp::hand_evaluator::kernel_supported(k) || !wanted("rand_batch" + suffix)) continue;
-    [&]() NOINLINE {
-      std::vector<fp::strength_t> out(n);
-      std::uint64_t sum = 0;
-      const double t0 = cpu_seconds();
-      for (int p = 0; p < passes; ++p) {
-        e.eval7_batch(k, cards.data(), n, out.data());
-        for (const auto s : out) sum += value(s);
-      }
-      report(("rand_batch" + suffix).c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
-    }();
-  }
-  for (const kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {  // the same on byte cards
-    const std::string suffix = k == kernel::scalar ? "_scalar" : k == kernel::avx2 ? "_avx2" : "_avx512";
-    if (!fp::hand_evaluator::kernel_supported(k) || !wanted("rand_bytes" + suffix)) continue;
-    [&]() NOINLINE {
-      const std::vector<std::uint8_t> bytes(cards.begin(), cards.end());
-      std::vector<fp::strength_t> out(n);
-      std::uint64_t sum = 0;
-      const double t0 = cpu_seconds();
-      for (int p = 0; p < passes; ++p) {
-        e.eval7_batch(k, bytes.data(), n, out.data());
-        for (const auto s : out) sum += value(s);
-      }
-      report(("rand_bytes" + suffix).c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
-    }();
-  }
+  // rand_batch_K: eval7_batch with kernel K on the card_t hands; rand_bytes_K: on the same
+  // cards as bytes.
+  const auto batch_item = [&](const std::string& name, kernel k, const auto& input) NOINLINE {
+    std::vector<fp::strength_t> out(n);
+    std::uint64_t sum = 0;
+    const double t0 = cpu_seconds();
+    for (int p = 0; p < passes; ++p) {
+      e.eval7_batch(k, input.data(), n, out.data());
+      for (const auto s : out) sum += value(s);
+    }
+    report(name.c_str(), static_cast<std::uint64_t>(passes) * n, cpu_seconds() - t0, sum);
+  };
+  for (const std::string input : {"rand_batch", "rand_bytes"})
+    for (const kernel k : {kernel::scalar, kernel::avx2, kernel::avx512}) {
+      const std::string name = input + (k == kernel::scalar ? "_scalar" : k == kernel::avx2 ? "_avx2" : "_avx512");
+      if (!fp::hand_evaluator::kernel_supported(k) || !wanted(name)) continue;
+      if (input == "rand_batch")
+        batch_item(name, k, cards);
+      else
+        batch_item(name, k, std::vector<std::uint8_t>(cards.begin(), cards.end()));
+    }
 #endif
   if (wanted("enum_nested"))
     report_fastest("enum_nested", 133784560, passes, [&]() NOINLINE {
