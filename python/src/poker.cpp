@@ -1,10 +1,10 @@
 // fairdeck.evaluate (vectorised), fairdeck.equity and fairdeck.odds.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <pybind11/stl.h>

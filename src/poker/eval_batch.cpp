@@ -108,10 +108,6 @@ constexpr spread_indices make_spread_indices() {
 }
 constexpr spread_indices spread = make_spread_indices();
 
-// One 8-hand block's keys: the cards as bytes, 8 per hand (a pad of 63 last), then for each
-// non-zero byte position i of the card keys, vpermb maps every card to its key's byte i and
-// vpsadbw adds a hand's 8 bytes; key = start + sum over i of (that sum << 8i). Addition is
-// linear, so this is the sum of the cards' keys, bit for bit the scalar key.
 // The 56 cards of 8 hands as bytes 0..55 (masked loads: nothing read past the 8th hand).
 FAIRDECK_AVX512_TARGET inline __m512i packed8(const card_t* c) {
   const __m512i a = _mm512_loadu_si512(c);                         // cards 0..31 (16-bit)
@@ -122,6 +118,10 @@ FAIRDECK_AVX512_TARGET inline __m512i packed8(const std::uint8_t* c) {
   return _mm512_maskz_loadu_epi8(0x00ffffffffffffffULL, c);
 }
 
+// One 8-hand block's keys: the cards as bytes, 8 per hand (a pad of 63 last), then for each
+// non-zero byte position i of the card keys, vpermb maps every card to its key's byte i and
+// vpsadbw adds a hand's 8 bytes; key = start + sum over i of (that sum << 8i). Addition is
+// linear, so this is the sum of the cards' keys, bit for bit the scalar key.
 template <class Card>
 FAIRDECK_AVX512_TARGET inline __m512i keys8(const Card* c, const __m512i* table, __m512i spread_idx, __m512i start) {
   const __m512i packed = packed8(c);
@@ -256,8 +256,8 @@ FAIRDECK_AVX2_TARGET inline __m256i packed4(const std::uint8_t* c) {
 
 template <class Card>
 FAIRDECK_AVX2_TARGET inline keys4_out keys4(const Card* c, const __m256i* table, const __m256i& spread_idx) {
-  // Dwords 0..3 to lane 0 and 3..6 (cards 12..27) to lane 1.
   const __m256i bytes = packed4(c);
+  // Dwords 0..3 to lane 0 and 3..6 (cards 12..27) to lane 1.
   const __m256i lanes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6));
   const __m256i cards = _mm256_shuffle_epi8(lanes, spread_idx);  // 8 bytes a hand, the 8th 0
   const __m256i minus_suit = _mm256_add_epi8(_mm256_add_epi8(_mm256_cmpgt_epi8(cards, _mm256_set1_epi8(12)),
