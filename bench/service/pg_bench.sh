@@ -11,8 +11,9 @@
 #     keep-alive connection (its p99 is the "/healthz while deals run at full rate" figure),
 #     and a second probe asks the same of an idle fairdeckd (SQLite, no traffic) beside it: the
 #     control — what any process waits for the two busy cores, whatever its own work.
-# Prints one row per measurement (rate, p50, p99, deals per commit, load average) and per
-# binary the median over rounds of deals/s ÷ the pgbench TPS of the same round.
+# Prints one row per measurement (rate, p50, p99, deals per commit, whether a checkpoint was
+# writing, the WAL flushes, the WAL segments PostgreSQL created rather than recycled, load
+# average) and per binary the median over rounds of deals/s ÷ the pgbench TPS of the same round.
 # -o adds server settings for both sides (e.g. -o '-c max_wal_size=4GB': with the default 1 GB
 # a checkpoint can start within a 3-round run at these write rates; the last line counts them).
 # -w: seconds of the same load run unmeasured before each measurement, both sides (default 2;
@@ -151,22 +152,35 @@ ckpt_counts() { echo "$(grep -c 'checkpoint starting' "$work/pg/log" || true) $(
 # WAL flushes so far: "count ms" (pg_stat_wal: the flushes' fdatasync calls and their time, the
 # time only with -o '-c track_wal_io_timing=on', else 0). A deal's and an INSERT's commit waits
 # for one. Not counted: creating a new WAL segment (zero-filled and synced by the process that
-# needs it, often a committing backend), which a `perf` profile (-P) shows instead.
+# needs it, often a committing backend): wal_created below counts those.
 wal_syncs() { psql -At -F' ' -d postgres -c "SELECT wal_sync, round(wal_sync_time::numeric, 1) FROM pg_stat_wal"; }
-# The cluster's background state, taken before and after a measurement: "starts completes flushes ms".
-bg_state() { echo "$(ckpt_counts) $(wal_syncs)"; }
-bg_since() {  # state0 state1 → "checkpoint(yes/no) flushes/s,mean_ms" over $secs
-  local s0 c0 n0 t0 s1 n1 t1
-  read -r s0 c0 n0 t0 <<<"$1"
-  read -r s1 _ n1 t1 <<<"$2"
+# WAL segments created so far: files in pg_wal whose inode was never seen there before (a
+# recycled segment keeps its inode under a new name; a created one is new, and was zero-filled
+# and synced unless wal_init_zero is off). Keeps its tally in $work/wal.*.
+wal_created() {
+  local d=$work/pg/data/pg_wal n
+  [[ -f $work/wal.seen ]] || { : >"$work/wal.seen"; echo 0 >"$work/wal.count"; }
+  find "$d" -maxdepth 1 -type f -regextype posix-extended -regex '.*/[0-9A-F]{24}' -printf '%i\n' | sort -u >"$work/wal.now"
+  n=$(($(cat "$work/wal.count") + $(comm -13 "$work/wal.seen" "$work/wal.now" | wc -l)))
+  sort -u -o "$work/wal.seen" "$work/wal.seen" "$work/wal.now"
+  echo "$n" | tee "$work/wal.count"
+}
+# The cluster's background state, taken before and after a measurement: "starts completes
+# flushes ms created".
+bg_state() { echo "$(ckpt_counts) $(wal_syncs) $(wal_created)"; }
+bg_since() {  # state0 state1 → "checkpoint(yes/no) flushes/s,mean_ms segments_created" over $secs
+  local s0 c0 n0 t0 w0 s1 n1 t1 w1
+  read -r s0 c0 n0 t0 w0 <<<"$1"
+  read -r s1 _ n1 t1 w1 <<<"$2"
   if ((s0 > c0 || s1 > s0)); then echo -n "yes "; else echo -n "no "; fi
   awk -v n=$((n1 - n0)) -v t0="$t0" -v t1="$t1" -v s="$secs" 'BEGIN {printf "%.0f/s,%.2f", n / s, (n > 0 ? (t1 - t0) / n : 0)}'
+  echo " $((w1 - w0))"
 }
 
 ms() { awk -v p="$1" 'BEGIN {u = p; v = p + 0; if (u ~ /us$/) v /= 1000; else if (u ~ /[0-9]s$/ && u !~ /ms$/) v *= 1000; printf "%.1f", v}'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoint wal_flushes" (latencies from pgbench's per-transaction log)
+run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoint wal_flushes segments_created" (latencies from pgbench's per-transaction log)
   local c=$1 out t0 t1 n g0 g1
   if ((warm > 0)); then
     pgbench -n -h 127.0.0.1 -p "$pgport" -U postgres -c "$c" -j 2 -T "$warm" -f "$work/insert.sql" pgb >/dev/null 2>&1
@@ -185,7 +199,7 @@ run_pgbench() {  # clients → "tps pg_cpu_us_per_insert p50_ms p99_ms checkpoin
     awk '{a[NR] = $1} END {q = int(NR * 0.5); if (q < 1) q = 1; r = int(NR * 0.99); if (r < 1) r = 1; printf "%.1f %.1f", a[q] / 1000, a[r] / 1000}') $(bg_since "$g0" "$g1")"
 }
 
-run_fairdeckd() {  # bin round index → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99 checkpoint wal_flushes"
+run_fairdeckd() {  # bin round index → "rate p50 p99 hz_p50 hz_p99 per_commit bad hz_bad pg_cpu fd_cpu idle_p50 idle_p99 checkpoint wal_flushes segments_created"
   local bin=$1 db=fd_$2_$RANDOM out token addr
   psql -c "CREATE DATABASE $db" postgres
   local uri="postgresql://127.0.0.1:$fdport/$db?user=postgres"
@@ -259,23 +273,23 @@ echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(n
 [[ -n $delay ]] && echo "fairdeckd reaches PostgreSQL through delay_proxy.py, $delay ms each way: a SELECT 1 round trip through it averages $link_rtt ms (pgbench -c 1); pgbench itself connects directly;"
 echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms (and of an idle fairdeckd beside it, the control), after ${warm}s of the same load unmeasured (both sides); $(date -u '+%F %H:%M') UTC"
 echo
-echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | idle server's /healthz p50 / p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | checkpoint writing | WAL flushes, mean ms | load average |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99 ms | idle server's /healthz p50 / p99 ms | per commit | PostgreSQL CPU µs each | fairdeckd CPU µs each | non-2xx | checkpoint writing | WAL flushes, mean ms | WAL segments created | load average |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---|"
 declare -A ratios
 for ((r = 1; r <= rounds; r++)); do
   l=$(load)
-  read -r tps pgus bp50 bp99 bck bws < <(run_pgbench "$pgclients")
-  echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $bck | $bws | $l |"
+  read -r tps pgus bp50 bp99 bck bws bwc < <(run_pgbench "$pgclients")
+  echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $bck | $bws | $bwc | $l |"
   if ((pgclients != conns)); then  # the database's own client at the deals' concurrency: its latency is the floor's
     l=$(load)
-    read -r ctps cpgus cp50 cp99 cck cws < <(run_pgbench "$conns")
-    echo "| $r | pgbench INSERT, $conns clients | $ctps | $cp50 | $cp99 | | | | 1 | $cpgus | | | $cck | $cws | $l |"
+    read -r ctps cpgus cp50 cp99 cck cws cwc < <(run_pgbench "$conns")
+    echo "| $r | pgbench INSERT, $conns clients | $ctps | $cp50 | $cp99 | | | | 1 | $cpgus | | | $cck | $cws | $cwc | $l |"
   fi
   for ((j = 0; j < ${#bins[@]}; j++)); do
     k=$(((j + r - 1) % ${#bins[@]}))
     l=$(load)
-    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc ip50 ip99 fck fws < <(run_fairdeckd "${bins[$k]}" "$r" "$((k + 1))")
-    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $ip50 / $ip99 | $pc | $pgc | $fdc | $((bad + hbad)) | $fck | $fws | $l |"
+    read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc ip50 ip99 fck fws fwc < <(run_fairdeckd "${bins[$k]}" "$r" "$((k + 1))")
+    echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $ip50 / $ip99 | $pc | $pgc | $fdc | $((bad + hbad)) | $fck | $fws | $fwc | $l |"
     ratios[$k]+="$(awk -v a="$rate" -v b="$tps" 'BEGIN {printf "%.3f", a / b}') "
   done
 done
