@@ -3,6 +3,7 @@
 # "PostgreSQL"; issue #35 item 3): a PostgreSQL 15 of its own (initdb in a temp dir, TCP on
 # loopback, the defaults: fsync on, synchronous_commit on), then for R rounds, alternating:
 #   pgbench  — single-row INSERT of a record-sized row (~700 bytes), C clients, autocommit
+#     (-p 0: no pgbench phases, a cluster serving fairdeckd alone; no ratio then)
 #     (the TPS the goal's ratio divides by), then the same with N clients, as many as wrk's
 #     connections: what PostgreSQL's own client sees at the deals' concurrency (p50/p99 from
 #     pgbench's per-transaction log);
@@ -277,10 +278,12 @@ echo "| round | what | rate/s | p50 ms | p99 ms | /healthz p50 ms | /healthz p99
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---|"
 declare -A ratios
 for ((r = 1; r <= rounds; r++)); do
-  l=$(load)
-  read -r tps pgus bp50 bp99 bck bws bwc < <(run_pgbench "$pgclients")
-  echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $bck | $bws | $bwc | $l |"
-  if ((pgclients != conns)); then  # the database's own client at the deals' concurrency: its latency is the floor's
+  if ((pgclients > 0)); then
+    l=$(load)
+    read -r tps pgus bp50 bp99 bck bws bwc < <(run_pgbench "$pgclients")
+    echo "| $r | pgbench INSERT, $pgclients clients | $tps | $bp50 | $bp99 | | | | 1 | $pgus | | | $bck | $bws | $bwc | $l |"
+  fi
+  if ((pgclients > 0 && pgclients != conns)); then  # the database's own client at the deals' concurrency: its latency is the floor's
     l=$(load)
     read -r ctps cpgus cp50 cp99 cck cws cwc < <(run_pgbench "$conns")
     echo "| $r | pgbench INSERT, $conns clients | $ctps | $cp50 | $cp99 | | | | 1 | $cpgus | | | $cck | $cws | $cwc | $l |"
@@ -290,11 +293,11 @@ for ((r = 1; r <= rounds; r++)); do
     l=$(load)
     read -r rate p50 p99 hp50 hp99 pc bad hbad pgc fdc ip50 ip99 fck fws fwc < <(run_fairdeckd "${bins[$k]}" "$r" "$((k + 1))")
     echo "| $r | fairdeckd #$((k + 1)) deals | $rate | $p50 | $p99 | $hp50 | $hp99 | $ip50 / $ip99 | $pc | $pgc | $fdc | $((bad + hbad)) | $fck | $fws | $fwc | $l |"
-    ratios[$k]+="$(awk -v a="$rate" -v b="$tps" 'BEGIN {printf "%.3f", a / b}') "
+    ((pgclients > 0)) && ratios[$k]+="$(awk -v a="$rate" -v b="$tps" 'BEGIN {printf "%.3f", a / b}') "
   done
 done
 echo
-for ((k = 0; k < ${#bins[@]}; k++)); do
+for ((k = 0; k < ${#bins[@]} && pgclients > 0; k++)); do
   echo "fairdeckd #$((k + 1)) (${bins[$k]}): deals/s ÷ pgbench TPS per round: ${ratios[$k]}→ median $(tr ' ' '\n' <<<"${ratios[$k]}" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 done
 # PostgreSQL 15 logs every checkpoint: one writing during a measurement shows in its tail
