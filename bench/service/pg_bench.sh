@@ -3,10 +3,10 @@
 # "PostgreSQL"; issue #35 item 3): a PostgreSQL 15 of its own (initdb in a temp dir, TCP on
 # loopback, the defaults: fsync on, synchronous_commit on), then for R rounds, alternating:
 #   pgbench  — single-row INSERT of a record-sized row (~700 bytes), C clients, autocommit
-#     (-p 0: no pgbench phases, a cluster serving fairdeckd alone; no ratio then)
 #     (the TPS the goal's ratio divides by), then the same with N clients, as many as wrk's
 #     connections: what PostgreSQL's own client sees at the deals' concurrency (p50/p99 from
-#     pgbench's per-transaction log);
+#     pgbench's per-transaction log); -p 0: no pgbench phases (a cluster serving fairdeckd
+#     alone; no ratio then);
 #   each fairdeckd binary given — durable deals on T tables (wrk, N connections, each request
 #     picks a table at random) while a probe asks GET /healthz 100 times a second on its own
 #     keep-alive connection (its p99 is the "/healthz while deals run at full rate" figure),
@@ -270,7 +270,7 @@ LUA
   echo "$rate $p50 $p99 $hp50 $hp99 $(awk -v w=$((w1 - w0)) -v b=$((b1 - b0)) 'BEGIN {printf "%.1f", b ? w / b : 0}') ${bad:-0} $hbad $(per $((pt1 - pt0)) $((w1 - w0))) $(per $((ft1 - ft0)) $((w1 - w0))) $ip50 $ip99 $(bg_since "$g0" "$g1")"
 }
 
-echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; pgbench -c $pgclients single-row INSERT;"
+echo "PostgreSQL 15 (fsync on, synchronous_commit on${pgopts:+; $pgopts}) on $(nproc) cores; $( ((pgclients > 0)) && echo "pgbench -c $pgclients single-row INSERT" || echo "no pgbench phases (-p 0)");"
 [[ -n $delay ]] && echo "fairdeckd reaches PostgreSQL through delay_proxy.py, $delay ms each way: a SELECT 1 round trip through it averages $link_rtt ms (pgbench -c 1); pgbench itself connects directly;"
 echo "fairdeckd ${extra:+($extra) }: wrk -t1 -c$conns -d${secs}s durable deals on $tables tables + GET /healthz every 10 ms (and of an idle fairdeckd beside it, the control), after ${warm}s of the same load unmeasured (both sides); $(date -u '+%F %H:%M') UTC"
 echo
