@@ -2,8 +2,10 @@
 // trips whatever its size and number of tables (docs/service.md, "PostgreSQL: where a deal's
 // time goes"): BEGIN with its tables' rows and tree heads, locked in one statement
 // (prefetch); then every write whose answer nothing reads — its records (one INSERT ...
-// SELECT * FROM unnest(...)), table rows, tree nodes and heads — with COMMIT as one query.
-// Both run prepared statements by SQL EXECUTE where the statement is the same every batch.
+// SELECT * FROM unnest(...)), table rows, tree nodes and heads — with COMMIT, sent together
+// as prepared statements bound to their values (libpq's pipeline mode, pg_pipeline.hpp: no
+// value of a batch, its signed checkpoints included, is part of a statement's text, which
+// PostgreSQL logs when a statement fails). The prefetch runs a prepared statement by SQL EXECUTE.
 // When the writer already holds every row and head the batch needs, as its own last commits
 // left them, the batch costs 1 round trip: the prefetch is skipped and the COMMIT query first
 // locks and checks those rows (optimistic concurrency; a changed row reruns the batch locked;
@@ -25,7 +27,10 @@
 namespace fairdeck::service::pg_db {
 namespace {
 
-void prepare_all(pqxx::connection& c) {
+void prepare_all(pqxx::connection_base& c) {
+  // A failed statement's values stay out of PostgreSQL's log whatever the server's setting
+  // (pg_pipeline.hpp); kept by libpqxx across a reconnection.
+  c.set_variable("log_parameter_max_length_on_error", "0");
   c.prepare("load",
             "SELECT seats, decks, jokers, sealed_seed, commitment, next_nonce, next_seq, head_hash, seat_seeds, hands "
             "FROM fairdeck_tables WHERE id = $1 FOR UPDATE");
@@ -69,8 +74,17 @@ void prepare_all(pqxx::connection& c) {
             "AS u(id, s, c, n, q, h, e, d) ON t.id = u.id AND t.sealed_seed = u.s AND t.commitment = u.c AND "
             "t.next_nonce = u.n AND t.next_seq = u.q AND t.head_hash = u.h AND t.seat_seeds = u.e AND t.hands = u.d "
             "ORDER BY t.id COLLATE \"C\" FOR UPDATE OF t) AS locked");
-  // Run by SQL EXECUTE inside a text query (prefetch, commit): registered with the server now.
-  for (const char* name : {"load_many", "load_many_heads", "append_many", "check_tables"}) c.prepare_now(name);
+  // The batch's table rows in one UPDATE (pg_backend::render_updates).
+  c.prepare("update_tables",
+            fmt::format("UPDATE fairdeck_tables AS t SET sealed_seed = u.s, commitment = u.c, next_nonce = u.n, "
+                        "next_seq = u.q, head_hash = u.h, seat_seeds = u.e, hands = u.d FROM unnest($1::text[], "
+                        "$2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[]) "
+                        "AS u(id, s, c, n, q, h, e, d) WHERE t.id = u.id AND {}",
+                        fresh_guard));
+  // Run by SQL EXECUTE inside a text query (prefetch) or in a pipeline (commit): registered
+  // with the server now.
+  for (const char* name : {"load_many", "load_many_heads", "append_many", "check_tables", "update_tables"})
+    c.prepare_now(name);
 }
 
 // A table's columns that its writes change, as stored.
@@ -128,9 +142,9 @@ class row_arrays {
     b_[7].quoted(r.hands);
   }
   // The eight array literals of the rows added (then forgotten).
-  [[nodiscard]] std::array<std::string, 8> literals(const pqxx::transaction_base& x) {
-    std::array<std::string, 8> a;
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = literal(x, b_[i].take());
+  [[nodiscard]] std::vector<std::string> literals() {
+    std::vector<std::string> a;
+    for (auto& b : b_) a.push_back(b.take());
     return a;
   }
 
@@ -168,7 +182,7 @@ class pg_backend final : public batch_backend, public transaction {
       const auto now = std::chrono::steady_clock::now();
       if (now < retry_at_) throw store_unavailable("no PostgreSQL primary reachable (reconnecting)");
       try {
-        conn_ = connect(uri_);
+        conn_ = connect_writer(uri_);
         prepare_all(*conn_);
         prepare_tree_statements(*conn_);
         pause_ = {};
@@ -186,24 +200,24 @@ class pg_backend final : public batch_backend, public transaction {
   // again (it may have committed), so this is not retryable; its writes answer 503 and a
   // client's retry with the same Idempotency-Key finds the deal if it was stored.
   // The writes whose answers nothing reads (the batch's records, the tables' rows, the tree's
-  // nodes and head) go with COMMIT as one multi-statement query: one round trip. A statement
-  // refused in it aborts the transaction before COMMIT runs: nothing is committed, and the
-  // committer reruns the batch with a savepoint per write (refused()) to find whose row it was.
-  // An optimistic batch's query starts with its checks and ends, after COMMIT, by reading their
-  // verdict: stale, its guarded writes wrote nothing (an empty transaction committed).
+  // nodes and head) go with COMMIT as one pipeline: one round trip. A statement refused in it
+  // aborts the transaction before COMMIT runs: nothing is committed, and the committer reruns
+  // the batch with a savepoint per write (refused()) to find whose row it was. An optimistic
+  // batch's pipeline starts with its checks and ends, after COMMIT, by reading their verdict:
+  // stale, its guarded writes wrote nothing (an empty transaction committed).
   void commit() override {
     tx_.ungate();
     const bool checked = !optimistic_.empty();
-    std::string sql;
-    if (checked) render_checks(sql);
-    render_records(sql);
-    render_updates(sql);
-    trees_.render_writes(sql);
-    sql += "COMMIT";
-    if (checked) sql += ";\nSELECT current_setting('fairdeck.stale', true)";
-    pqxx::result verdict;
+    statement_pipeline p;
+    if (checked) render_checks(p);
+    render_records(p);
+    render_updates(p);
+    trees_.render_writes(p);
+    p.plain("COMMIT");
+    if (checked) p.plain("SELECT current_setting('fairdeck.stale', true)");
+    std::optional<std::string> verdict;
     try {
-      verdict = tx_.exec(std::move(sql));
+      verdict = tx_.run(p);
     } catch (const pqxx::broken_connection& e) {
       tx_.close();
       conn_.reset();
@@ -339,8 +353,8 @@ class pg_backend final : public batch_backend, public transaction {
   // The optimistic checks' verdict (one row: fairdeck.stale). 'true': stale_rows, retryable
   // (nothing was written). Anything but 'true' or 'false' would leave unknown whether the
   // guarded writes ran (`committed`: they did if they were not skipped): not retried.
-  void fresh_or_throw(const pqxx::result& r, bool committed) {
-    const std::string v = r.size() == 1 && r.columns() == 1 && !r[0][0].is_null() ? r[0][0].as<std::string>() : "";
+  void fresh_or_throw(const std::optional<std::string>& verdict, bool committed) {
+    const std::string v = verdict.value_or("");
     if (v == "false") return;
     if (v == "true") {
       rest_kept_rows();
@@ -353,10 +367,10 @@ class pg_backend final : public batch_backend, public transaction {
   // record read, a table outside the batch): its checks, alone, then it goes on as a batch on
   // locked rows.
   void check_kept_rows() {
-    std::string sql;
-    render_checks(sql);
+    statement_pipeline p;
+    render_checks(p);
     optimistic_.clear();
-    fresh_or_throw(tx_.exec(std::move(sql)), false);
+    fresh_or_throw(tx_.run(p), false);
   }
   // After a stale batch: no kept rows for 1 s, doubling (to 5 min) while stale batches follow
   // each other within 10 min — another writer keeps writing this writer's tables, and each
@@ -383,34 +397,27 @@ class pg_backend final : public batch_backend, public transaction {
     keep_pending(known_, pending_known_);
     trees_.committed();
   }
-  // The optimistic batch's checks (";\n"-terminated), first in its COMMIT query: lock its
-  // tables' rows in id order (then their heads, as the locked prefetch does) and set
-  // fairdeck.stale unless every one is still the kept one.
-  void render_checks(std::string& sql) {
+  // The optimistic batch's checks, first in its COMMIT pipeline: lock its tables' rows in id
+  // order (then their heads, as the locked prefetch does) and set fairdeck.stale unless every
+  // one is still the kept one.
+  void render_checks(statement_pipeline& p) {
     row_arrays rows;
     for (const auto& t : optimistic_) rows.add(t, known_.find(t)->second.row);
-    sql += fmt::format("EXECUTE check_tables({});\n", fmt::join(rows.literals(tx_.quoting()), ", "));
-    if (optimistic_trees_) trees_.render_check(sql, optimistic_);
+    p.prepared("check_tables", rows.literals());
+    if (optimistic_trees_) trees_.render_check(p, optimistic_);
   }
-  // The buffered records as one EXECUTE of append_many (";\n"-terminated), then forgotten.
-  void render_records(std::string& sql) {
+  // The buffered records as one append_many, then forgotten.
+  void render_records(statement_pipeline& p) {
     if (tables_arr_.empty()) return;
-    const auto& x = tx_.quoting();
-    sql += fmt::format("EXECUTE append_many({}, {}, {}, {}, {});\n", literal(x, tables_arr_.take()),
-                       literal(x, seqs_arr_.take()), literal(x, nonces_arr_.take()), literal(x, bodies_.take()),
-                       literal(x, hashes_arr_.take()));
+    p.prepared("append_many",
+               {tables_arr_.take(), seqs_arr_.take(), nonces_arr_.take(), bodies_.take(), hashes_arr_.take()});
   }
-  // The buffered table rows as one UPDATE ... FROM unnest(...) (";\n"-terminated), then forgotten.
-  void render_updates(std::string& sql) {
+  // The buffered table rows as one UPDATE ... FROM unnest(...), then forgotten.
+  void render_updates(statement_pipeline& p) {
     if (updates_.empty()) return;
     row_arrays rows;
     for (const auto& [id, u] : updates_) rows.add(id, u);
-    const auto a = rows.literals(tx_.quoting());
-    sql += fmt::format(
-        "UPDATE fairdeck_tables AS t SET sealed_seed = u.s, commitment = u.c, next_nonce = u.n, next_seq = u.q, "
-        "head_hash = u.h, seat_seeds = u.e, hands = u.d FROM unnest({}::text[], {}::text[], {}::text[], {}::bigint[], "
-        "{}::bigint[], {}::text[], {}::text[], {}::text[]) AS u(id, s, c, n, q, h, e, d) WHERE t.id = u.id AND {};\n",
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], fresh_guard);
+    p.prepared("update_tables", rows.literals());
     updates_.clear();
   }
   std::string uri_;
@@ -432,7 +439,7 @@ class pg_backend final : public batch_backend, public transaction {
   std::chrono::steady_clock::time_point pessimistic_until_{};  // no kept rows used before (after stale_rows)
   std::chrono::steady_clock::time_point last_stale_{};
   std::chrono::milliseconds rest_{0};
-  std::unique_ptr<pqxx::connection> conn_;
+  std::unique_ptr<writer_connection> conn_;
   writer_tx tx_;
   tree_statements trees_;
   std::chrono::steady_clock::time_point retry_at_{};
@@ -443,13 +450,17 @@ class pg_backend final : public batch_backend, public transaction {
 
 // libpq reads PGPASSWORD and PGPASSFILE (~/.pgpass) itself when the URI has no password.
 // Its messages can quote parts of a malformed URI: the password is scrubbed from them.
-std::unique_ptr<pqxx::connection> connect(const std::string& uri) {
+template <class Connection>
+std::unique_ptr<Connection> connect_as(const std::string& uri) {
   try {
-    return std::make_unique<pqxx::connection>(uri);
+    return std::make_unique<Connection>(uri);
   } catch (const std::exception& e) {
     throw store_unavailable(scrub_password(fmt::format("cannot connect to PostgreSQL: {}", first_line(e.what())), uri));
   }
 }
+
+std::unique_ptr<pqxx::connection> connect(const std::string& uri) { return connect_as<pqxx::connection>(uri); }
+std::unique_ptr<writer_connection> connect_writer(const std::string& uri) { return connect_as<writer_connection>(uri); }
 
 std::optional<table_state> read_table(const pqxx::result& r, std::string_view id) {
   if (r.empty()) return std::nullopt;

@@ -11,11 +11,14 @@
 #include <pqxx/pqxx>
 
 #include "fairdeck/service/store.hpp"
+#include "pg_pipeline.hpp"
 
 namespace fairdeck::service::pg_db {
 
 // A connection to `uri`; store_unavailable (password scrubbed) when it cannot be made.
 [[nodiscard]] std::unique_ptr<pqxx::connection> connect(const std::string& uri);
+// The same for a writer (its statements go in pipelines, pg_pipeline.hpp).
+[[nodiscard]] std::unique_ptr<writer_connection> connect_writer(const std::string& uri);
 // The table state of the first row of `r` (the columns the writer's "load" selects), nullopt
 // when `r` is empty.
 [[nodiscard]] std::optional<table_state> read_table(const pqxx::result& r, std::string_view id);

@@ -18,6 +18,7 @@
 
 #include "fairdeck/service/store.hpp"
 #include "pg_array.hpp"
+#include "pg_pipeline.hpp"
 
 namespace fairdeck::service::pg_db {
 
@@ -42,10 +43,10 @@ void keep_pending(Map& known, Map& pending) {
 
 // The optimistic batch's verdict (pg_batch.cpp): its checks set the session variable
 // fairdeck.stale to 'true' when a kept row changed, and every write the COMMIT query carries
-// is guarded by this condition, so a stale batch writes nothing and raises no error (a failed
-// statement's whole query text — with the batch's signed checkpoints — would go to
-// PostgreSQL's log: a signature over a state that never committed). Unset, or 'false', on
-// every connection the writer goes on using.
+// is guarded by this condition, so a stale batch writes nothing and raises no error (no
+// ERROR in PostgreSQL's log for what is routine between two instances; and the statements'
+// values never reach that log anyway: pg_pipeline.hpp). Unset, or 'false', on every
+// connection the writer goes on using.
 inline constexpr const char* fresh_guard = "current_setting('fairdeck.stale', true) IS DISTINCT FROM 'true'";
 
 // First line only: database messages can run to several lines of detail.
@@ -62,12 +63,14 @@ inline std::string literal(const pqxx::transaction_base& t, const std::string& v
 }
 
 // A writer connection's transaction (pg_batch.cpp). BEGIN costs no round trip of its own: it
-// goes in front of the transaction's first statement sent as text (exec), or just before the
-// first one sent otherwise (operator->), so a batch whose first statement is its prefetch and
-// whose last is the text of its writes with COMMIT takes two round trips.
+// goes in front of the transaction's first statement sent as text (exec) or in a pipeline
+// (run), or just before the first one sent otherwise (operator->), so a batch whose first
+// statement is its prefetch and whose last is the pipeline of its writes with COMMIT takes two
+// round trips.
 class writer_tx {
  public:
-  void open(pqxx::connection& c) {
+  void open(writer_connection& c) {
+    conn_ = &c;
     tx_.emplace(c);
     begun_ = false;
     gate_ = nullptr;
@@ -101,6 +104,15 @@ class writer_tx {
     }
     return tx_->exec(sql);
   }
+  // The statements of `p` in the transaction, in one round trip (statement_pipeline::run).
+  std::optional<std::string> run(statement_pipeline& p) {
+    pass_gate();
+    if (!begun_) {
+      begun_ = true;
+      p.plain_first("BEGIN");
+    }
+    return p.run(*conn_);
+  }
   // For escaping literals (sends nothing).
   [[nodiscard]] const pqxx::transaction_base& quoting() const { return *tx_; }
 
@@ -111,6 +123,7 @@ class writer_tx {
     gate_ = nullptr;
     f();
   }
+  writer_connection* conn_ = nullptr;
   std::optional<pqxx::nontransaction> tx_;
   bool begun_ = false;
   std::function<void()> gate_;
@@ -121,11 +134,11 @@ class writer_tx {
 // Creates the log's tables if they are missing (a store from before the log gets them).
 void create_tree_schema(pqxx::transaction_base& t);
 // Prepares the writer's queries below on a new writer connection.
-void prepare_tree_statements(pqxx::connection& c);
+void prepare_tree_statements(pqxx::connection_base& c);
 
 // The writer's tree_storage, inside its open transaction `tx`. `writes` is the writer's
 // backend: its buffered records are flushed before a query reads fairdeck_records. The
-// writes (insert_nodes, save_head) are buffered and rendered by render_writes as SQL text,
+// writes (insert_nodes, save_head) are buffered and added by render_writes to the pipeline
 // which the backend sends with its COMMIT (one round trip for every write whose answer
 // nothing reads): one INSERT of all the batch's nodes and one upsert of all its heads.
 class tree_statements final : public tree_storage {
@@ -146,12 +159,12 @@ class tree_statements final : public tree_storage {
   // The heads this writer read locked or wrote in its committed transactions, kept for its
   // next batches (the backend's optimistic path, pg_batch.cpp). recall: when every one of
   // `tables` has a kept head, answers load_head from them (no statement) and returns true;
-  // else changes nothing. render_check: a statement (";\n"-terminated, after the tables'
+  // else changes nothing. render_check: a statement (in the pipeline, after the tables'
   // check) that locks those heads, in table order, and sets fairdeck.stale to 'true' unless
   // each is still the kept one (fresh_guard).
   // committed: this transaction's heads are now the kept ones. forget_known: none kept.
   [[nodiscard]] bool recall(std::span<const std::string> tables);
-  void render_check(std::string& sql, std::span<const std::string> tables) const;
+  void render_check(statement_pipeline& p, std::span<const std::string> tables) const;
   void committed();
   void forget_known() noexcept { known_.clear(); }
   std::optional<head> load_head(std::string_view table) override;
@@ -159,8 +172,8 @@ class tree_statements final : public tree_storage {
   void insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) override;
   std::vector<std::string> record_hashes(std::string_view table, std::uint64_t from, std::uint64_t to) override;
   std::vector<std::pair<std::string, std::uint64_t>> tables_behind() override;
-  // Appends the buffered writes to `sql` as ";\n"-terminated statements and forgets them.
-  void render_writes(std::string& sql);
+  // Adds the buffered writes to `p` and forgets them.
+  void render_writes(statement_pipeline& p);
 
  private:
   struct saved_head {

@@ -24,17 +24,31 @@ CREATE TABLE IF NOT EXISTS fairdeck_cosignatures(table_id TEXT NOT NULL, size BI
 
 void create_tree_schema(pqxx::transaction_base& t) { t.exec(tree_schema_sql); }
 
-void prepare_tree_statements(pqxx::connection& c) {
+void prepare_tree_statements(pqxx::connection_base& c) {
   c.prepare("head_load", "SELECT frontier, checkpoint FROM fairdeck_tree_heads WHERE table_id = $1 FOR UPDATE");
   c.prepare("record_hashes",
             "SELECT hash FROM fairdeck_records WHERE table_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq");
-  // render_check's statement, run by SQL EXECUTE inside the COMMIT query: registered now.
+  // render_check's and render_writes' statements, run in the writer's pipeline: registered now.
   c.prepare("check_heads",
             "SELECT set_config('fairdeck.stale', (current_setting('fairdeck.stale', true) = 'true' OR count(*) <> "
             "cardinality($1::text[]))::text, false) FROM (SELECT 1 FROM fairdeck_tree_heads AS h JOIN "
             "unnest($1::text[], $2::bigint[], $3::text[]) AS k(id, z, c) ON h.table_id = k.id AND h.size = k.z AND "
             "h.checkpoint = k.c ORDER BY h.table_id COLLATE \"C\" FOR UPDATE OF h) AS locked");
-  c.prepare_now("check_heads");
+  // A batch's nodes are new (the table's row and head are locked, and a node is written once,
+  // when its subtree closes): a plain INSERT, half the work of ON CONFLICT's speculative
+  // insertion. Rebuilding trees on open may race another instance doing the same: there,
+  // an identical node already present is skipped (insert_nodes_again).
+  constexpr const char* insert_nodes =
+      "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT t, l, i, decode(h, 'hex') "
+      "FROM unnest($1::text[], $2::int[], $3::bigint[], $4::text[]) AS n(t, l, i, h) WHERE ";
+  c.prepare("insert_nodes", std::string(insert_nodes) + fresh_guard);
+  c.prepare("insert_nodes_again", std::string(insert_nodes) + fresh_guard + " ON CONFLICT DO NOTHING");
+  c.prepare("save_heads", std::string("INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) "
+                                      "SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) WHERE ") +
+                              fresh_guard +
+                              " ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = "
+                              "excluded.frontier, checkpoint = excluded.checkpoint");
+  for (const char* name : {"check_heads", "insert_nodes", "insert_nodes_again", "save_heads"}) c.prepare_now(name);
 }
 
 void tree_statements::expect(std::span<const std::string> tables) {
@@ -53,7 +67,7 @@ bool tree_statements::recall(std::span<const std::string> tables) {
   return true;
 }
 
-void tree_statements::render_check(std::string& sql, std::span<const std::string> tables) const {
+void tree_statements::render_check(statement_pipeline& p, std::span<const std::string> tables) const {
   array_builder ids, sizes, checkpoints;
   for (const auto& t : tables) {
     const auto& h = known_.find(t)->second;
@@ -61,9 +75,7 @@ void tree_statements::render_check(std::string& sql, std::span<const std::string
     sizes.number(as_db(h.tree.size()));
     checkpoints.quoted(h.checkpoint);
   }
-  const auto& x = tx_.quoting();
-  sql += fmt::format("EXECUTE check_heads({}, {}, {});\n", literal(x, ids.take()), literal(x, sizes.take()),
-                     literal(x, checkpoints.take()));
+  p.prepared("check_heads", {ids.take(), sizes.take(), checkpoints.take()});
 }
 
 void tree_statements::committed() { keep_pending(known_, pending_known_); }
@@ -102,24 +114,15 @@ void tree_statements::insert_nodes(std::string_view table, std::span<const std::
 // transaction.
 void tree_statements::spill_if_large() {
   if (buffered_bytes_ <= (std::size_t{1} << 22)) return;
-  std::string sql;
-  render_writes(sql);
-  tx_.exec(std::move(sql));
+  statement_pipeline p;
+  render_writes(p);
+  tx_.run(p);
 }
 
-void tree_statements::render_writes(std::string& sql) {
-  const auto& x = tx_.quoting();
-  if (!node_tables_.empty()) {
-    // A batch's nodes are new (the table's row and head are locked, and a node is written once,
-    // when its subtree closes): a plain INSERT, half the work of ON CONFLICT's speculative
-    // insertion. Rebuilding trees on open may race another instance doing the same: there,
-    // an identical node already present is skipped.
-    sql += fmt::format(
-        "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) SELECT t, l, i, decode(h, 'hex') "
-        "FROM unnest({}::text[], {}::int[], {}::bigint[], {}::text[]) AS n(t, l, i, h) WHERE {}{};\n",
-        literal(x, node_tables_.take()), literal(x, node_levels_.take()), literal(x, node_indexes_.take()),
-        literal(x, node_hashes_.take()), fresh_guard, rebuilding_ ? " ON CONFLICT DO NOTHING" : "");
-  }
+void tree_statements::render_writes(statement_pipeline& p) {
+  if (!node_tables_.empty())
+    p.prepared(rebuilding_ ? "insert_nodes_again" : "insert_nodes",
+               {node_tables_.take(), node_levels_.take(), node_indexes_.take(), node_hashes_.take()});
   if (!heads_.empty()) {
     array_builder ids, sizes, frontiers, checkpoints;
     for (const auto& [table, h] : heads_) {
@@ -128,13 +131,7 @@ void tree_statements::render_writes(std::string& sql) {
       frontiers.quoted(h.frontier);
       checkpoints.quoted(h.checkpoint);
     }
-    sql += fmt::format(
-        "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) "
-        "SELECT * FROM unnest({}::text[], {}::bigint[], {}::text[], {}::text[]) WHERE {} "
-        "ON CONFLICT (table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
-        "checkpoint = excluded.checkpoint;\n",
-        literal(x, ids.take()), literal(x, sizes.take()), literal(x, frontiers.take()), literal(x, checkpoints.take()),
-        fresh_guard);
+    p.prepared("save_heads", {ids.take(), sizes.take(), frontiers.take(), checkpoints.take()});
   }
   drop_writes();
 }

@@ -84,12 +84,16 @@ def kept_rows_are_checked(a, b, token, pg_log):
     check(errors_in(pg_log) == errors_before, "kept rows: PostgreSQL logged an error (a stale batch's query text)")
 
 
-def refused_row_fails_only_its_deal(uri, key, token, psql):
+def refused_row_fails_only_its_deal(uri, key, token, psql, pg_log):
     """A record row PostgreSQL refuses (here: a CHECK on one table's records) fails only its own
     deal. A batch's records travel with its COMMIT; a refused COMMIT reruns the batch with a
     savepoint per write, so another table's deals in the same batches still commit. One writer
-    connection, so both tables' deals share batches."""
+    connection, so both tables' deals share batches. PostgreSQL logs each refusal with its
+    statement, and the statement's values travel apart from its text (pg_pipeline.hpp): the
+    batch's signed checkpoints — over trees that never committed — are not in the log."""
     srv = Server(uri, "--key-file", key, "--writers", "1")
+    log_name = call(srv.conn(), "GET", "/v1/log-key")[1].split("+")[0]
+    log_start = os.path.getsize(pg_log)
     open_table(srv.conn(), token, "clean", ["p1"])
     open_table(srv.conn(), token, "poisoned", ["poison-seed"])
     psql("ALTER TABLE fairdeck_records ADD CONSTRAINT fd_test_poison CHECK (body NOT LIKE '%seat_seed=poison-seed%')")
@@ -109,6 +113,12 @@ def refused_row_fails_only_its_deal(uri, key, token, psql):
     for w in workers:
         w.join()
     psql("ALTER TABLE fairdeck_records DROP CONSTRAINT fd_test_poison")
+    with open(pg_log, "rb") as f:
+        f.seek(log_start)
+        logged = f.read().decode(errors="replace")
+    check("fd_test_poison" in logged, "PostgreSQL logged no refusal")
+    leaked = [line for line in logged.splitlines() if log_name in line]
+    check(not leaked, f"a signed checkpoint in PostgreSQL's log: {leaked[:2]}")
     check(statuses["clean"] == [200] * 90, f"deals beside a refused row: {sorted(set(statuses['clean']))}")
     check(statuses["poisoned"] == [503] * 90, f"deals whose row is refused: {sorted(set(statuses['poisoned']))}")
     check(store_counter(srv, "isolated_batches") > before, "no batch was rerun with a savepoint per write")
@@ -145,7 +155,7 @@ def postgres(tmp):
             per.setdefault(d["table"], []).append(d["nonce"])
         for t, nonces in per.items():
             check(len(nonces) == len(set(nonces)), f"{t}: a nonce was used twice across instances")
-        refused_row_fails_only_its_deal(uri, key, token, psql)
+        refused_row_fails_only_its_deal(uri, key, token, psql, os.path.join(tmp, "pg", "log"))
         # the database goes away: 503, and both instances recover when it returns
         pg_stop()
         status, _ = call(a.conn(), "POST", "/v1/tables/shared/deals", {}, token)

@@ -8,11 +8,13 @@
 #include <stdexcept>
 
 #include "pg_batch.hpp"
+#include "pg_pipeline.hpp"
 
 namespace {
 
 using fairdeck::service::pg_db::refused_before_commit;
 using fairdeck::service::pg_db::rerun_whole_batch;
+using fairdeck::service::pg_db::throw_sql_error;
 
 bool refused(const char* sqlstate) { return refused_before_commit(pqxx::sql_error("error", "COMMIT", sqlstate)); }
 
@@ -51,6 +53,50 @@ TEST(PgRerun, UnknownOutcomesAndRefusalsDoNot) {
   EXPECT_FALSE(rerun_whole_batch(fairdeck::service::store_unavailable("connection lost during COMMIT")));
   EXPECT_FALSE(rerun_whole_batch(pqxx::integrity_constraint_violation("check", "q", "23514")));
   EXPECT_FALSE(rerun_whole_batch(std::runtime_error("40001")));
+}
+
+// The writer's pipeline (pg_pipeline.cpp) turns a statement's error into the exception pqxx
+// would have thrown, so both predicates above decide on it as on pqxx's own.
+struct decided {
+  bool refused, rerun;
+  std::string what;
+};
+decided pipeline_error(const char* sqlstate) {
+  try {
+    throw_sql_error(sqlstate, "ERROR:  the message", "append_many");
+  } catch (const std::exception& e) {
+    return {refused_before_commit(e), rerun_whole_batch(e), e.what()};
+  }
+  return {false, false, "nothing thrown"};
+}
+
+TEST(PgPipeline, ErrorsAreDecidedAsPqxxErrors) {
+  for (const char* refusal : {"23514", "23505", "22P02", "53100", "25006", "42501", "0A000", "P0001"}) {
+    const auto d = pipeline_error(refusal);
+    EXPECT_TRUE(d.refused) << refusal;
+    EXPECT_FALSE(d.rerun) << refusal;
+    EXPECT_EQ(d.what, "ERROR:  the message") << refusal;
+  }
+  for (const char* rerun : {"40001", "40P01", "40002", "08006", "08003"}) {
+    const auto d = pipeline_error(rerun);
+    EXPECT_TRUE(d.rerun) << rerun;
+    EXPECT_FALSE(d.refused) << rerun;
+  }
+  for (const char* uncertain : {"40003", "57P01", "57014", "58030", "XX000", ""}) {
+    const auto d = pipeline_error(uncertain);
+    EXPECT_FALSE(d.rerun) << uncertain;
+    EXPECT_FALSE(d.refused) << uncertain;
+  }
+}
+
+TEST(PgPipeline, AnErrorNamesItsStatementNotItsValues) {
+  try {
+    throw_sql_error("23514", "ERROR:  violates check constraint", "append_many");
+    FAIL() << "nothing thrown";
+  } catch (const pqxx::sql_error& e) {
+    EXPECT_EQ(e.query(), "append_many");
+    EXPECT_EQ(e.sqlstate(), "23514");
+  }
 }
 
 }  // namespace
