@@ -4,9 +4,9 @@
 The postgres scenario: both instances deal on shared tables under load (no nonce reused, every
 deal stored and verified, every receipt in the transparency log); a writer's kept rows checked
 when another instance changed them; a row PostgreSQL refuses fails only its own deal; the
-database goes away and comes back; trees rebuilt on open while another instance holds a node.
+records' disk fills and is freed again; the database goes away and comes back; trees rebuilt on open while another instance holds a node.
 Usage: e2e_postgres_test.py --bin build/release/fairdeckd postgres (exit 77: skipped)."""
-import json, os, re, sys, threading, time
+import json, os, pwd, re, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
@@ -129,6 +129,75 @@ def refused_row_fails_only_its_deal(uri, key, token, psql, pg_log):
     check(srv.stop() == 0, "clean stop")
 
 
+def full_disk_fails_deals_not_data(tmp, uri, key, token, psql, pg_log):
+    """The disk under the records fills (their tablespace on a tmpfs, filled by another file):
+    PostgreSQL refuses to extend the table (53100), deals answer 503, no acknowledged deal is
+    lost or half-written, deals resume with the next nonce once space is freed, and PostgreSQL's
+    log names the full disk but holds no signed checkpoint. Skipped (with a note) where
+    mounting is not allowed."""
+    mnt = os.path.join(tmp, "small")  # run_scenario unmounts it whatever happens
+    os.mkdir(mnt)
+    opts = "size=64m,mode=0700"
+    if os.getuid() == 0:  # the tablespace's directory belongs to PostgreSQL's user
+        pg = pwd.getpwnam("postgres")
+        opts += f",uid={pg.pw_uid},gid={pg.pw_gid}"
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", mnt], capture_output=True).returncode != 0:
+        print("postgres: full-disk part skipped (cannot mount a tmpfs here)")
+        return
+    psql(f"CREATE TABLESPACE small LOCATION '{mnt}'")
+    psql("ALTER TABLE fairdeck_records SET TABLESPACE small")
+    srv = Server(uri, "--key-file", key)
+    log_name = call(srv.conn(), "GET", "/v1/log-key")[1].split("+")[0]
+    log_start = os.path.getsize(pg_log)
+    open_table(srv.conn(), token, "disk", ["d1"])
+    acked = []
+    c = srv.conn()
+    for _ in range(20):
+        status, d = call(c, "POST", "/v1/tables/disk/deals", {}, token)
+        check(status == 200, f"full disk: deal before the disk fills: {status} {d}")
+        acked.append(d)
+    filler = os.path.join(mnt, "filler")
+    with open(filler, "wb", buffering=0) as f:  # unbuffered: nothing left to flush (ENOSPC) at close
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+        except OSError:
+            pass
+    refused = 0
+    for _ in range(2000):  # until the table's last page is full and it must grow
+        status, d = call(c, "POST", "/v1/tables/disk/deals", {}, token)
+        if status == 503:
+            check("error" in d, f"full disk: 503 body {d}")
+            refused += 1
+            if refused == 5:
+                break
+            continue
+        check(status == 200 and refused == 0, f"full disk: {status} after {refused} refusals: {d}")
+        acked.append(d)
+    check(refused == 5, "full disk: no 503 while the disk was full")
+    os.remove(filler)
+    status, d = call(c, "POST", "/v1/tables/disk/deals", {}, token)
+    check(status == 200, f"full disk: no recovery after freeing space: {status} {d}")
+    acked.append(d)
+    check([a["nonce"] for a in acked] == list(range(len(acked))), "full disk: a refused deal used a nonce")
+    records = log_of(srv, "disk")
+    verify_log(records)
+    by_nonce = {r["nonce"]: r for r in records if r["type"] == "deal"}
+    check(len(by_nonce) == len(acked) and all(by_nonce[a["nonce"]]["cards"] == a["cards"] for a in acked),
+          "full disk: an acknowledged deal was lost or differs")
+    check(srv.stop() == 0, "full disk: clean stop")
+    with open(pg_log, "rb") as f:
+        f.seek(log_start)
+        logged = f.read().decode(errors="replace")
+    check("No space left on device" in logged, "full disk: PostgreSQL logged no full disk")
+    leaked = [line for line in logged.splitlines() if log_name in line]
+    check(not leaked, f"full disk: a signed checkpoint in PostgreSQL's log: {leaked[:2]}")
+    psql("ALTER TABLE fairdeck_records SET TABLESPACE pg_default")
+    psql("DROP TABLESPACE small")
+    subprocess.run(["umount", mnt], check=True)
+    print(f"postgres: full disk ok ({len(acked)} deals acknowledged, {refused} refused while full)")
+
+
 def postgres(tmp):
     with pg_cluster(tmp) as (uri, pg_start, pg_stop, psql):
         key = os.path.join(tmp, "pg.key")
@@ -156,6 +225,7 @@ def postgres(tmp):
         for t, nonces in per.items():
             check(len(nonces) == len(set(nonces)), f"{t}: a nonce was used twice across instances")
         refused_row_fails_only_its_deal(uri, key, token, psql, os.path.join(tmp, "pg", "log"))
+        full_disk_fails_deals_not_data(tmp, uri, key, token, psql, os.path.join(tmp, "pg", "log"))
         # the database goes away: 503, and both instances recover when it returns
         pg_stop()
         status, _ = call(a.conn(), "POST", "/v1/tables/shared/deals", {}, token)
