@@ -8,8 +8,7 @@
 
 namespace fairdeck::service::pg_db {
 
-writer_connection::writer_connection(const std::string& uri)
-    : connection_base(policy_), uri_(uri), policy_(uri_) {
+writer_connection::writer_connection(const std::string& uri) : connection_base(policy_), uri_(uri), policy_(uri_) {
   init();
 }
 
@@ -88,8 +87,7 @@ std::optional<std::string> statement_pipeline::run(writer_connection& conn) {
               last = PQgetvalue(r.get(), 0, 0);
           }
           break;
-        case PGRES_PIPELINE_ABORTED:
-          break;  // after the first failure: not run
+        case PGRES_PIPELINE_ABORTED: break;  // after the first failure: not run
         default:
           if (!first) {
             const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
