@@ -36,6 +36,17 @@ def errors_in(pg_log):
         return sum(1 for line in f if "ERROR:" in line)
 
 
+def no_checkpoint_logged(pg_log, start, log_name, cause, what):
+    """PostgreSQL's log from byte `start` on names the refusal (`cause`) and holds no line with
+    the log key's name `log_name`, which every signed checkpoint carries."""
+    with open(pg_log, "rb") as f:
+        f.seek(start)
+        logged = f.read().decode(errors="replace")
+    check(cause in logged, f"{what}: PostgreSQL logged no {cause!r}")
+    leaked = [line for line in logged.splitlines() if log_name in line]
+    check(not leaked, f"{what}: a signed checkpoint in PostgreSQL's log: {leaked[:2]}")
+
+
 def kept_rows_are_checked(a, b, token, pg_log):
     """A writer keeps the rows its last commits left and runs its next batch on them in one round
     trip, locking and checking them with COMMIT (pg_batch.cpp). Another instance's deal in between
@@ -113,12 +124,7 @@ def refused_row_fails_only_its_deal(uri, key, token, psql, pg_log):
     for w in workers:
         w.join()
     psql("ALTER TABLE fairdeck_records DROP CONSTRAINT fd_test_poison")
-    with open(pg_log, "rb") as f:
-        f.seek(log_start)
-        logged = f.read().decode(errors="replace")
-    check("fd_test_poison" in logged, "PostgreSQL logged no refusal")
-    leaked = [line for line in logged.splitlines() if log_name in line]
-    check(not leaked, f"a signed checkpoint in PostgreSQL's log: {leaked[:2]}")
+    no_checkpoint_logged(pg_log, log_start, log_name, "fd_test_poison", "refused row")
     check(statuses["clean"] == [200] * 90, f"deals beside a refused row: {sorted(set(statuses['clean']))}")
     check(statuses["poisoned"] == [503] * 90, f"deals whose row is refused: {sorted(set(statuses['poisoned']))}")
     check(store_counter(srv, "isolated_batches") > before, "no batch was rerun with a savepoint per write")
@@ -156,13 +162,7 @@ def full_disk_fails_deals_not_data(tmp, uri, key, token, psql, pg_log):
         status, d = call(c, "POST", "/v1/tables/disk/deals", {}, token)
         check(status == 200, f"full disk: deal before the disk fills: {status} {d}")
         acked.append(d)
-    filler = os.path.join(mnt, "filler")
-    with open(filler, "wb", buffering=0) as f:  # unbuffered: nothing left to flush (ENOSPC) at close
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-        except OSError:
-            pass
+    filler = e2e.fill_disk(mnt)
     refused = 0
     for _ in range(2000):  # until the table's last page is full and it must grow
         status, d = call(c, "POST", "/v1/tables/disk/deals", {}, token)
@@ -186,12 +186,7 @@ def full_disk_fails_deals_not_data(tmp, uri, key, token, psql, pg_log):
     check(len(by_nonce) == len(acked) and all(by_nonce[a["nonce"]]["cards"] == a["cards"] for a in acked),
           "full disk: an acknowledged deal was lost or differs")
     check(srv.stop() == 0, "full disk: clean stop")
-    with open(pg_log, "rb") as f:
-        f.seek(log_start)
-        logged = f.read().decode(errors="replace")
-    check("No space left on device" in logged, "full disk: PostgreSQL logged no full disk")
-    leaked = [line for line in logged.splitlines() if log_name in line]
-    check(not leaked, f"full disk: a signed checkpoint in PostgreSQL's log: {leaked[:2]}")
+    no_checkpoint_logged(pg_log, log_start, log_name, "No space left on device", "full disk")
     psql("ALTER TABLE fairdeck_records SET TABLESPACE pg_default")
     psql("DROP TABLESPACE small")
     subprocess.run(["umount", mnt], check=True)

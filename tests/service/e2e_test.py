@@ -308,6 +308,18 @@ def errors(tmp):
     print("errors: ok")
 
 
+def fill_disk(mnt):
+    """Fills the file system at `mnt` with one file (until ENOSPC); returns its path."""
+    filler = os.path.join(mnt, "filler")
+    with open(filler, "wb", buffering=0) as f:  # unbuffered: nothing left to flush (ENOSPC) at close
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+        except OSError:
+            pass
+    return filler
+
+
 def disk_full(tmp):
     """The store on a 3 MB tmpfs: filling the disk gives 503s, the store stays intact, and
     deals resume once space is freed. Skipped (with a note) where mounting is not allowed."""
@@ -327,14 +339,7 @@ def disk_full(tmp):
             status, d = call(c, "POST", "/v1/tables/t/deals", {}, token)
             check(status == 200, "deal before the disk fills")
             acked.append(d)
-        filler = os.path.join(mnt, "filler")
-        with open(filler, "wb", buffering=0) as f:  # unbuffered: nothing left to flush (ENOSPC) at close
-            try:
-                while True:
-                    f.write(b"\0" * 65536)
-                    f.flush()
-            except OSError:
-                pass
+        filler = fill_disk(mnt)
         got503 = False
         for _ in range(200):
             status, d = call(srv.conn(), "POST", "/v1/tables/t/deals", {}, token)
