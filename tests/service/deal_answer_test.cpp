@@ -138,5 +138,31 @@ TEST_F(deal_answer_fixture, HandModeNoReceiptAndEscapedStrings) {
   }
 }
 
+// append_json_string skips 8 plain bytes at a time: a byte that needs escaping or checking at
+// every position of strings of every length up to 40 (word boundaries, tails shorter than a
+// word), alone and next to another, against nlohmann's writer.
+TEST(AppendJsonString, EveryByteKindAtEveryPosition) {
+  const std::vector<std::string> kinds{"\"", "\\", "\n", std::string(1, '\0'), "\x1f", "\x7f",
+                                       "\xc3\xa9", "\xf0\x9f\x82\xa1", "\xff", " ", "~"};
+  std::size_t checked = 0;
+  for (std::size_t len = 0; len <= 40; ++len) {
+    for (std::size_t at = 0; at <= len; ++at) {
+      for (const auto& k : kinds) {
+        for (const auto& k2 : {std::string(), std::string("\"")}) {
+          std::string str(len, 'a');
+          for (std::size_t i = 0; i < len; ++i) str[i] = static_cast<char>('A' + i % 26);
+          str.insert(at, k + k2);
+          std::string direct = "x";  // appended to what is there
+          append_json_string(direct, str);
+          ASSERT_EQ(direct, "x" + nlohmann::json(str).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+              << "length " << len << ", at " << at;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 861u * 11u * 2u);
+}
+
 }  // namespace
 }  // namespace fairdeck::service
