@@ -142,8 +142,9 @@ TEST_F(deal_answer_fixture, HandModeNoReceiptAndEscapedStrings) {
 // every position of strings of every length up to 40 (word boundaries, tails shorter than a
 // word), alone and next to another, against nlohmann's writer.
 TEST(AppendJsonString, EveryByteKindAtEveryPosition) {
-  const std::vector<std::string> kinds{"\"", "\\", "\n", std::string(1, '\0'), "\x1f", "\x7f",
-                                       "\xc3\xa9", "\xf0\x9f\x82\xa1", "\xff", " ", "~"};
+  const std::vector<std::string> kinds{"\"",   "\\",   "\n",       std::string(1, '\0'),
+                                       "\x1f", "\x7f", "\xc3\xa9", "\xf0\x9f\x82\xa1",
+                                       "\xff", " ",    "~"};
   std::size_t checked = 0;
   for (std::size_t len = 0; len <= 40; ++len) {
     for (std::size_t at = 0; at <= len; ++at) {
