@@ -422,14 +422,36 @@ record record_from_json(const nlohmann::json& j) {
   return r;
 }
 
+std::string utc_time(std::int64_t ms) {
+  const std::int64_t secs_floor = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+  const int millis = static_cast<int>(ms - secs_floor * 1000);
+  const std::time_t secs = static_cast<std::time_t>(secs_floor);
+  std::tm tm{};
+  if (!gmtime_r(&secs, &tm)) throw std::invalid_argument("a time outside the calendar");
+  const int year = tm.tm_year + 1900;
+  if (year < 0 || year > 9999)
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", year, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                       tm.tm_min, tm.tm_sec, millis);
+  // Every deal's record has one: its digits are written in place (fmt::format's seven padded
+  // fields were 1 % of a durable deal's CPU).
+  char text[] = "0000-00-00T00:00:00.000Z";
+  const auto put = [&text](std::size_t at, int value, int width) {
+    for (int i = width - 1; i >= 0; --i, value /= 10)
+      text[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+  };
+  put(0, year, 4);
+  put(5, tm.tm_mon + 1, 2);
+  put(8, tm.tm_mday, 2);
+  put(11, tm.tm_hour, 2);
+  put(14, tm.tm_min, 2);
+  put(17, tm.tm_sec, 2);
+  put(20, millis, 3);
+  return std::string(text, sizeof text - 1);
+}
+
 std::string utc_now() {
   const auto now = std::chrono::system_clock::now();
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                     tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  return utc_time(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count());
 }
 
 bool valid_table_id(std::string_view id) noexcept {

@@ -1,6 +1,8 @@
 // docs/log-format.md: canonical text, hashes and the example log (a shared test vector), and
 // every rule of "Checking a log".
+#include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -238,6 +240,34 @@ TEST(ServiceRecords, TableIdsAndTime) {
   ASSERT_EQ(t.size(), 24u);
   EXPECT_EQ(t[10], 'T');
   EXPECT_EQ(t.back(), 'Z');
+}
+
+// utc_time writes its digits in place: the same text as the straightforward fmt::format of
+// gmtime_r's fields, at the calendar's edges and at 100,000 random milliseconds up to 9999.
+TEST(ServiceRecords, UtcTimeMatchesFormattedFields) {
+  const auto expected = [](std::int64_t ms) {
+    const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                       tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  };
+  EXPECT_EQ(utc_time(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(utc_time(951782400123), "2000-02-29T00:00:00.123Z");
+  EXPECT_EQ(utc_time(4102444799999), "2099-12-31T23:59:59.999Z");
+  EXPECT_EQ(utc_time(253402300799999), "9999-12-31T23:59:59.999Z");
+  EXPECT_EQ(utc_time(253402300800000), "10000-01-01T00:00:00.000Z");
+  EXPECT_EQ(utc_time(-1), "1969-12-31T23:59:59.999Z");
+  std::uint64_t x = 0x9e3779b97f4a7c15ULL;  // splitmix64 (Steele, Lea, Flood 2014): fixed values
+  for (int i = 0; i < 100000; ++i) {
+    x += 0x9e3779b97f4a7c15ULL;
+    std::uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    const auto ms = static_cast<std::int64_t>(z % 253402300800000ULL);
+    ASSERT_EQ(utc_time(ms), expected(ms)) << ms;
+  }
 }
 
 }  // namespace

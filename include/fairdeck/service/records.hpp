@@ -97,6 +97,9 @@ void seal(record& r, std::string_view prev);
 
 // "YYYY-MM-DDTHH:MM:SS.mmmZ" for now (UTC).
 [[nodiscard]] std::string utc_now();
+// The same for `ms` milliseconds since 1970-01-01T00:00:00Z (negative: before it; a year beyond
+// 9999 has more digits). Throws std::invalid_argument when the C library cannot place it.
+[[nodiscard]] std::string utc_time(std::int64_t ms);
 // [A-Za-z0-9_-]{1,64}
 [[nodiscard]] bool valid_table_id(std::string_view id) noexcept;
 
