@@ -423,9 +423,13 @@ record record_from_json(const nlohmann::json& j) {
 }
 
 std::string utc_time(std::int64_t ms) {
-  const std::int64_t secs_floor = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
-  const int millis = static_cast<int>(ms - secs_floor * 1000);
-  const std::time_t secs = static_cast<std::time_t>(secs_floor);
+  int millis = static_cast<int>(ms % 1000);  // floored, with no overflow at either end
+  std::int64_t whole = ms / 1000;
+  if (millis < 0) {
+    millis += 1000;
+    whole -= 1;
+  }
+  const std::time_t secs = static_cast<std::time_t>(whole);
   std::tm tm{};
   if (!gmtime_r(&secs, &tm)) throw std::invalid_argument("a time outside the calendar");
   const int year = tm.tm_year + 1900;

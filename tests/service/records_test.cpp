@@ -5,6 +5,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -258,6 +259,13 @@ TEST(ServiceRecords, UtcTimeMatchesFormattedFields) {
   EXPECT_EQ(utc_time(253402300799999), "9999-12-31T23:59:59.999Z");
   EXPECT_EQ(utc_time(253402300800000), "10000-01-01T00:00:00.000Z");
   EXPECT_EQ(utc_time(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(utc_time(-1000), "1969-12-31T23:59:59.000Z");
+  for (const std::int64_t edge : {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
+    try {  // a year of nine digits, or the C library's refusal: never an overflow (UBSan in CI)
+      EXPECT_EQ(utc_time(edge).back(), 'Z');
+    } catch (const std::invalid_argument&) {
+    }
+  }
   std::uint64_t x = 0x9e3779b97f4a7c15ULL;  // splitmix64 (Steele, Lea, Flood 2014): fixed values
   for (int i = 0; i < 100000; ++i) {
     x += 0x9e3779b97f4a7c15ULL;
