@@ -6,6 +6,8 @@
 #   Each row also has fairdeckd's CPU time per request (utime + stime from /proc over the run,
 #   divided by the requests wrk counted): unlike rates, it barely moves with the machine's load,
 #   so on a shared machine compare builds by it (and by rates only within one run).
+#   The deals row also has what fairdeckd wrote to disk per deal (write_bytes of /proc/PID/io
+#   over the run, divided by the deals answered: the WAL and the checkpoints' copies).
 #   scripts/bench-service.sh [build/release/fairdeckd[,other/fairdeckd…]] [connections=256] [seconds=10] [wrk threads=2]
 # Several builds (comma-separated) and ROUNDS=n (default 1): each round runs every build once,
 # each on a fresh server, in turn (the order reversed every other round, so the machine's drift
@@ -76,7 +78,10 @@ LUA
 
   local h_rate h_p50 h_p99 h_bad h_cpu h_err d_rate d_p50 d_p99 d_bad d_cpu d_err
   read -r h_rate h_p50 h_p99 h_bad h_cpu h_err < <(run healthz "http://$addr/healthz")
+  local io0 io1
+  io0=$(awk '$1 == "write_bytes:" {print $2}' "/proc/$server/io")
   read -r d_rate d_p50 d_p99 d_bad d_cpu d_err < <(run deals "http://$addr/v1/tables/bench/deals" "$work/deal.lua")
+  io1=$(awk '$1 == "write_bytes:" {print $2}' "/proc/$server/io")
   local metrics deals batches writes chain
   metrics=$(curl -sf "http://$addr/metrics")
   deals=$(awk '$1 == "fairdeck_deals_total" {print $2}' <<<"$metrics")
@@ -99,6 +104,9 @@ LUA
   awk -v d="$d_rate" -v h="$h_rate" 'BEGIN { printf "durable deals / healthz = %.2f\n", d / h }'
   awk -v d="$d_cpu" -v h="$h_cpu" 'BEGIN { if (d > 0) printf "fairdeckd CPU per healthz / per deal = %.2f (the rate ratio if fairdeckd alone were CPU-bound)\n", h / d }'
   awk -v w="$writes" -v b="$batches" 'BEGIN { if (b > 0) printf "group commit: %d writes in %d transactions (%.1f per commit)\n", w, b, w / b }'
+  local disk_kb
+  disk_kb=$(awk -v a="$io0" -v b="$io1" -v n="${deals:-0}" 'BEGIN { if (n > 0 && a != "" && b != "") printf "%.2f", (b - a) / 1024 / n; else print "nan" }')
+  echo "written to disk per deal: $disk_kb KB (WAL and checkpoints, /proc/PID/io)"
   echo "deals answered: $deals; chain after reveal: $chain"
   local ok=1
   [[ $h_bad == 0 && $d_bad == 0 && $chain == "verified $deals" ]] || ok=0
@@ -106,8 +114,8 @@ LUA
   # wrk prints p99 with its unit (us, ms, s): kept in ms for the summary
   local p99_ms
   p99_ms=$(awk -v v="$d_p99" 'BEGIN { u = v; sub(/^[0-9.]+/, "", u); x = v + 0; if (u == "us") x /= 1000; else if (u == "s") x *= 1000; printf "%.2f", x }')
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$bin" "$h_rate" "$h_cpu" "$d_rate" "$p99_ms" "$d_cpu" \
-    "$(awk -v d="$d_rate" -v h="$h_rate" 'BEGIN { printf "%.3f", d / h }')" "$ok" >>"$top/results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$bin" "$h_rate" "$h_cpu" "$d_rate" "$p99_ms" "$d_cpu" \
+    "$(awk -v d="$d_rate" -v h="$h_rate" 'BEGIN { printf "%.3f", d / h }')" "$ok" "$disk_kb" >>"$top/results"
 }
 
 for ((r = 1; r <= rounds; ++r)); do
@@ -132,16 +140,16 @@ rows = {}
 for line in open(sys.argv[1]):
     b, *v = line.rstrip("\n").split("\t")
     rows.setdefault(b, []).append([float(x) for x in v])
-FMT = ["{:,.0f}", "{:.1f}", "{:,.0f}", "{:.1f}", "{:.1f}", "{:.2f}"]  # per column
+FMT = ["{:,.0f}", "{:.1f}", "{:,.0f}", "{:.1f}", "{:.1f}", "{:.2f}", None, "{:.2f}"]  # per column (6: ok)
 def col(rs, i):
     xs = [r[i] for r in rs]
     f = FMT[i].format
     return f"{f(statistics.median(xs))} ({f(min(xs))}–{f(max(xs))})"
-print("| build | /healthz req/s | /healthz CPU µs | deals/s | deals p99 ms | deal CPU µs | deals / healthz | checks |")
-print("|---|---:|---:|---:|---:|---:|---:|---|")
+print("| build | /healthz req/s | /healthz CPU µs | deals/s | deals p99 ms | deal CPU µs | deals / healthz | disk KB/deal | checks |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
 for b, rs in rows.items():
     ok = sum(int(r[6]) for r in rs)
-    print(f"| {b} | {col(rs, 0)} | {col(rs, 1)} | {col(rs, 2)} | {col(rs, 3)} | {col(rs, 4)} | {col(rs, 5)} | {ok} of {len(rs)} passed |")
+    print(f"| {b} | {col(rs, 0)} | {col(rs, 1)} | {col(rs, 2)} | {col(rs, 3)} | {col(rs, 4)} | {col(rs, 5)} | {col(rs, 7)} | {ok} of {len(rs)} passed |")
 PY
 fi
 if awk -F'\t' '$8 != 1 {bad = 1} END {exit !bad}' "$top/results"; then exit 1; fi
