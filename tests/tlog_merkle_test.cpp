@@ -238,6 +238,29 @@ TEST(TlogMerkle, BadArgumentsAreRefusedNotOverflowed) {
   EXPECT_FALSE(verify_consistency(2, 5, root(2, log.source()), log.f.root(), {}));  // an empty proof proves nothing
 }
 
+TEST(TlogMerkle, StoredHashIndexesAreTheOrderOfCreation) {
+  // Every node frontier::append reports, leaves included, in the order it reports them: their
+  // stored hash indexes are exactly 0, 1, 2, ... (no gap, no repeat) for 2^12 + 3 leaves.
+  frontier f;
+  std::uint64_t next = 0;
+  for (std::uint64_t i = 0; i < 4099; ++i)
+    f.append(leaf_of(i), [&](unsigned level, std::uint64_t index, const hash&) {
+      ASSERT_EQ(stored_hash_index(level, index), next) << level << " " << index;
+      ++next;
+    });
+  EXPECT_EQ(next, 2 * 4099 - std::popcount(std::uint64_t{4099}));
+  // Cox's worked positions (research.swtch.com/tlog): leaves 0, 1 at 0, 1; their parent at 2.
+  EXPECT_EQ(stored_hash_index(1, 0), 2u);
+  EXPECT_EQ(stored_hash_index(2, 0), 6u);
+  EXPECT_EQ(stored_hash_index(0, 4), 7u);
+  // The last representable nodes, and the first that are not.
+  EXPECT_EQ(stored_hash_index(61, 0), 2 * ((std::uint64_t{1} << 61) - 1) - 61 + 61);
+  EXPECT_LT(stored_hash_index(0, (std::uint64_t{1} << 62) - 1), std::uint64_t{1} << 63);
+  EXPECT_THROW((void)stored_hash_index(0, std::uint64_t{1} << 62), std::invalid_argument);
+  EXPECT_THROW((void)stored_hash_index(62, 0), std::invalid_argument);
+  EXPECT_THROW((void)stored_hash_index(3, UINT64_MAX), std::invalid_argument);
+}
+
 TEST(TlogMerkle, FrontierRoundTripsAsTextAndRefusesDamage) {
   stored_log log;
   for (int i = 0; i < 13; ++i) log.append(leaf_of(static_cast<std::uint64_t>(i)));

@@ -129,8 +129,15 @@ inline constexpr const char* select_table_sql =
 
 // ---- the transparency log's storage (sqlite_tree.cpp; schema in log_tree.hpp) ----
 
+// The store format this build writes (fairdeck_meta 'schema'). 2: tree nodes keyed by their
+// stored hash index (log_tree.hpp). 1: keyed (level, idx), or no log at all; upgraded on open.
+inline constexpr std::string_view store_schema = "2";
 // Creates the log's tables if they are missing (a store from before the log gets them).
 void create_tree_schema(connection& c);
+// Upgrades a store of schema 1 to store_schema in one transaction: the tree's nodes re-keyed
+// (a store from before the log gets its tables instead). Nothing is changed if another process
+// upgraded it first. Throws store_unavailable on a database error (the store is left as it was).
+void upgrade_to_current_schema(connection& c);
 
 // The writer's tree_storage: statements on the writer's connection, inside its transaction.
 class tree_statements final : public tree_storage {

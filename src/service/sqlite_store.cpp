@@ -34,7 +34,7 @@ using namespace sqlite_db;
 
 constexpr const char* schema_sql = R"sql(
 CREATE TABLE fairdeck_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT INTO fairdeck_meta VALUES('schema', '1');
+INSERT INTO fairdeck_meta VALUES('schema', '2');
 CREATE TABLE fairdeck_tables(id TEXT PRIMARY KEY, seats INTEGER NOT NULL, decks INTEGER NOT NULL,
   jokers INTEGER NOT NULL, sealed_seed TEXT NOT NULL, commitment TEXT NOT NULL, next_nonce INTEGER NOT NULL,
   next_seq INTEGER NOT NULL, head_hash TEXT NOT NULL, seat_seeds TEXT NOT NULL, hands TEXT NOT NULL DEFAULT '');
@@ -51,9 +51,14 @@ class sqlite_store final : public store {
     {
       connection c(path_, false);  // checks the schema is there
       statement s(c.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'");
-      if (!s.step() || s.text(0) != "1") throw std::runtime_error(fmt::format("{} is not a fairdeckd store", path_));
+      if (!s.step()) throw std::runtime_error(fmt::format("{} is not a fairdeckd store", path_));
+      const std::string schema = s.text(0);
       s.reset();
-      create_tree_schema(c);  // a store from before the log gets its tables
+      if (schema == "1") upgrade_to_current_schema(c);
+      else if (schema != store_schema)
+        throw std::runtime_error(fmt::format("{} is a fairdeckd store of schema {:?}; this fairdeckd reads schemas 1 and {}",
+                                             path_, schema, store_schema));
+      create_tree_schema(c);  // a store whose log tables were dropped gets them (rebuilt below)
     }
     add_hands_column();
     if (key) {

@@ -11,15 +11,72 @@ namespace {
 constexpr const char* tree_schema_sql = R"sql(
 CREATE TABLE IF NOT EXISTS fairdeck_tree_heads(table_id TEXT PRIMARY KEY, size INTEGER NOT NULL, frontier TEXT NOT NULL,
   checkpoint TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS fairdeck_tree_nodes(table_id TEXT NOT NULL, level INTEGER NOT NULL, idx INTEGER NOT NULL,
-  hash BLOB NOT NULL, PRIMARY KEY(table_id, level, idx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fairdeck_tree_nodes(table_id TEXT NOT NULL, pos INTEGER NOT NULL, hash BLOB NOT NULL,
+  PRIMARY KEY(table_id, pos)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fairdeck_cosignatures(table_id TEXT NOT NULL, size INTEGER NOT NULL, root TEXT NOT NULL,
   witness TEXT NOT NULL, line TEXT NOT NULL, PRIMARY KEY(table_id, size, root, witness)) WITHOUT ROWID;
 )sql";
 
+// The node's key: its stored hash index (tlog/merkle.hpp), so that the nodes a batch closes
+// are neighbours at the end of the table's index: one or two b-tree pages a batch instead of
+// one per level (schema 1 keyed them (level, idx)).
+std::int64_t node_key(const node_ref& ref) { return as_db(tlog::stored_hash_index(ref.first, ref.second)); }
+
+// fairdeck_stored_hash_index(level, idx) for the upgrade's INSERT ... SELECT: node_key, in SQL.
+void stored_hash_index_sql(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const std::int64_t level = sqlite3_value_int64(argv[0]), idx = sqlite3_value_int64(argv[1]);
+  if (level < 1 || level > 61 || idx < 0) return sqlite3_result_error(ctx, "tree node out of range", -1);
+  try {
+    sqlite3_result_int64(ctx, node_key({static_cast<unsigned>(level), from_db(idx)}));
+  } catch (const std::exception&) {
+    sqlite3_result_error(ctx, "tree node out of range", -1);
+  }
+}
+
+bool has_column(sqlite3* db, const char* probe_sql) {
+  sqlite3_stmt* probe = nullptr;
+  const bool has = sqlite3_prepare_v2(db, probe_sql, -1, &probe, nullptr) == SQLITE_OK;
+  sqlite3_finalize(probe);
+  return has;
+}
+
 }  // namespace
 
 void create_tree_schema(connection& c) { c.exec(tree_schema_sql); }
+
+void upgrade_to_current_schema(connection& c) {
+  c.exec("BEGIN IMMEDIATE");
+  try {
+    statement v(c.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'");
+    const bool old = v.step() && v.text(0) == "1";
+    v.reset();  // no statement may be running while a table is dropped
+    if (old) {
+      if (has_column(c.db, "SELECT level FROM fairdeck_tree_nodes LIMIT 0")) {
+        if (sqlite3_create_function_v2(c.db, "fairdeck_stored_hash_index", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                       nullptr, stored_hash_index_sql, nullptr, nullptr, nullptr) != SQLITE_OK)
+          fail(c.db, "create function");
+        c.exec("ALTER TABLE fairdeck_tree_nodes RENAME TO fairdeck_tree_nodes_schema1");
+        create_tree_schema(c);
+        // In key order: SQLite sorts (spilling to temporary files for a large store) and the
+        // new index is written left to right.
+        c.exec(
+            "INSERT INTO fairdeck_tree_nodes(table_id, pos, hash) SELECT table_id, "
+            "fairdeck_stored_hash_index(level, idx) AS pos, hash FROM fairdeck_tree_nodes_schema1 "
+            "ORDER BY table_id, pos");
+        c.exec("DROP TABLE fairdeck_tree_nodes_schema1");
+      } else {
+        create_tree_schema(c);
+      }
+      statement set(c.db, "UPDATE fairdeck_meta SET value = ?1 WHERE key = 'schema'");
+      set.bind(1, store_schema);
+      set.step();
+    }
+    c.exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(c.db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
 
 tree_statements::tree_statements(sqlite3* db)
     : db_(db),
@@ -28,7 +85,7 @@ tree_statements::tree_statements(sqlite3* db)
                  "INSERT INTO fairdeck_tree_heads(table_id, size, frontier, checkpoint) VALUES(?1, ?2, ?3, ?4) "
                  "ON CONFLICT(table_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier, "
                  "checkpoint = excluded.checkpoint"),
-      node_insert_(db, "INSERT INTO fairdeck_tree_nodes(table_id, level, idx, hash) VALUES(?1, ?2, ?3, ?4)"),
+      node_insert_(db, "INSERT INTO fairdeck_tree_nodes(table_id, pos, hash) VALUES(?1, ?2, ?3)"),
       record_hashes_(db,
                      "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq") {}
 
@@ -48,7 +105,7 @@ void tree_statements::save_head(std::string_view table, const tlog::frontier& tr
 void tree_statements::insert_nodes(std::string_view table, std::span<const std::pair<node_ref, tlog::hash>> nodes) {
   for (const auto& [ref, h] : nodes) {
     resetter r{node_insert_};
-    node_insert_.bind(1, table).bind(2, std::int64_t{ref.first}).bind(3, as_db(ref.second)).bind(4, h);
+    node_insert_.bind(1, table).bind(2, node_key(ref)).bind(3, h);
     node_insert_.step();
   }
 }
@@ -82,7 +139,7 @@ std::optional<log_head> read_tree_head(sqlite3* db, std::string_view table) {
 
 std::vector<tlog::hash> read_tree_nodes(sqlite3* db, std::string_view table, std::span<const node_ref> refs) {
   statement leaf(db, "SELECT hash FROM fairdeck_records WHERE table_id = ?1 AND seq = ?2");
-  statement node(db, "SELECT hash FROM fairdeck_tree_nodes WHERE table_id = ?1 AND level = ?2 AND idx = ?3");
+  statement node(db, "SELECT hash FROM fairdeck_tree_nodes WHERE table_id = ?1 AND pos = ?2");
   std::vector<tlog::hash> out;
   out.reserve(refs.size());
   for (const auto& [level, index] : refs) {
@@ -93,7 +150,7 @@ std::vector<tlog::hash> read_tree_nodes(sqlite3* db, std::string_view table, std
       if (leaf.step()) h = record_leaf(leaf.text(0));
     } else {
       resetter rs{node};
-      node.bind(1, table).bind(2, std::int64_t{level}).bind(3, as_db(index));
+      node.bind(1, table).bind(2, node_key({level, index}));
       if (node.step()) h = node.blob(0);
     }
     if (!h) throw store_unavailable(fmt::format("the tree of table '{}' lacks node ({}, {})", table, level, index));

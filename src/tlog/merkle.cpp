@@ -179,6 +179,15 @@ hash subtree_root(std::uint64_t begin, std::uint64_t end, const node_source& nod
   return range_root(begin, end, nodes, nullptr);
 }
 
+std::uint64_t stored_hash_index(unsigned level, std::uint64_t index) {
+  // m < 2^62 keeps 2m - popcount(m) + level below 2^63 (m's low `level` bits are ones, so
+  // popcount(m) >= level): a store's signed 64-bit key.
+  if (level >= 62 || index >= (std::uint64_t{1} << (62 - level)))
+    throw std::invalid_argument("tlog: node beyond a 2^62-leaf tree has no stored hash index");
+  const std::uint64_t m = ((index + 1) << level) - 1;
+  return 2 * m - static_cast<std::uint64_t>(std::popcount(m)) + level;
+}
+
 hash root(std::uint64_t size, const node_source& nodes) {
   check_size(size);
   return size == 0 ? empty_root() : subtree_root(0, size, nodes);

@@ -4,6 +4,7 @@
 // verify; the tree survives a reopen; an older store gets its log key and trees on open; a
 // database rolled back and re-dealt under the same nonces gives a checkpoint that is NOT
 // consistent with a receipt's (verify_consistency fails); cosignatures are checked and served.
+#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -179,7 +180,8 @@ TEST_F(log_fixture, AStoreFromBeforeTheLogGetsItsKeyAndTreesOnOpen) {
   s.reset();
   // What a store from before this change looks like: no log key, no tree tables.
   run_sql(opts.db, "DELETE FROM fairdeck_meta WHERE key = 'log_key'; DROP TABLE fairdeck_tree_heads; "
-                   "DROP TABLE fairdeck_tree_nodes; DROP TABLE fairdeck_cosignatures");
+                   "DROP TABLE fairdeck_tree_nodes; DROP TABLE fairdeck_cosignatures; "
+                   "UPDATE fairdeck_meta SET value = '1' WHERE key = 'schema'");
   s = open_store(opts);
   const auto key = log_key();
   EXPECT_TRUE(key.name().starts_with("fairdeckd.local-")) << key.name();
@@ -190,6 +192,82 @@ TEST_F(log_fixture, AStoreFromBeforeTheLogGetsItsKeyAndTreesOnOpen) {
   expect_receipt(s->execute(deal{"t", {}}), key);  // and it goes on from there
   const auto p = inclusion_proof(*s, "t", 3, l.size()).value();
   EXPECT_TRUE(tlog::verify_inclusion(3, l.size(), l[3], p, c.c.root));
+}
+
+TEST_F(log_fixture, AStoreOfSchemaOneHasItsNodesReKeyedOnOpenAndProvesTheSame) {
+  open("t");
+  open("u");
+  (void)deal_many("t", 300);
+  (void)deal_many("u", 37);
+  const auto t_before = latest("t"), u_before = latest("u");
+  const std::uint64_t n = t_before.c.size;
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs = {{0, n}, {5, 6}, {77, 200}, {255, n}, {n - 1, n}};
+  std::vector<std::vector<hash>> inclusions, consistencies;
+  for (const auto& [a, b] : pairs) {
+    inclusions.push_back(inclusion_proof(*s, "t", a, b).value());
+    consistencies.push_back(consistency_proof(*s, "t", a, b).value());
+  }
+  const auto u_proof = inclusion_proof(*s, "u", 11, u_before.c.size).value();
+  const std::string nodes = query_sql(opts.db, "SELECT count(*) FROM fairdeck_tree_nodes");
+  s.reset();
+  // The store as schema 1 kept it: every complete subtree of level >= 1 keyed (level, idx).
+  std::string sql =
+      "BEGIN; CREATE TABLE old(table_id TEXT NOT NULL, level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT "
+      "NULL, PRIMARY KEY(table_id, level, idx)) WITHOUT ROWID;";
+  for (const auto& [table, size] : {std::pair{"t", n}, std::pair{"u", u_before.c.size}})
+    for (unsigned level = 1; (size >> level) > 0; ++level)
+      for (std::uint64_t i = 0; i < (size >> level); ++i)
+        sql += fmt::format(" INSERT INTO old SELECT table_id, {}, {}, hash FROM fairdeck_tree_nodes WHERE table_id = '{}' "
+                           "AND pos = {};",
+                           level, i, table, tlog::stored_hash_index(level, i));
+  sql += " DROP TABLE fairdeck_tree_nodes; ALTER TABLE old RENAME TO fairdeck_tree_nodes; "
+         "UPDATE fairdeck_meta SET value = '1' WHERE key = 'schema'; COMMIT;";
+  run_sql(opts.db, sql);
+  ASSERT_EQ(query_sql(opts.db, "SELECT count(*) FROM fairdeck_tree_nodes"), nodes);  // every node, once
+  ASSERT_EQ(query_sql(opts.db, "SELECT count(*) FROM fairdeck_tree_nodes WHERE level = 3 AND table_id = 't'"),
+            std::to_string(n / 8));
+
+  s = open_store(opts);
+  EXPECT_EQ(query_sql(opts.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'"), "2");
+  EXPECT_EQ(query_sql(opts.db, "SELECT count(*) FROM fairdeck_tree_nodes"), nodes);
+  EXPECT_EQ(query_sql(opts.db, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%schema1%'"), "0");
+  std::uint64_t last = 0;  // the position of the newest node: the highest of each level's last
+  for (unsigned level = 1; (n >> level) > 0; ++level) last = std::max(last, tlog::stored_hash_index(level, (n >> level) - 1));
+  EXPECT_EQ(query_sql(opts.db, "SELECT max(pos) FROM fairdeck_tree_nodes WHERE table_id = 't'"), std::to_string(last));
+  EXPECT_GE(last + 2, 2 * n - static_cast<std::uint64_t>(std::popcount(n)));  // and it is near the end
+  EXPECT_EQ(latest("t").c, t_before.c);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    EXPECT_EQ(inclusion_proof(*s, "t", pairs[k].first, pairs[k].second).value(), inclusions[k]) << k;
+    EXPECT_EQ(consistency_proof(*s, "t", pairs[k].first, pairs[k].second).value(), consistencies[k]) << k;
+  }
+  EXPECT_EQ(inclusion_proof(*s, "u", 11, u_before.c.size).value(), u_proof);
+  // And it goes on: new nodes under the new key, old and new proving together.
+  (void)deal_many("t", 45);
+  const auto after = latest("t");
+  const auto l = leaves("t");
+  EXPECT_EQ(after.c.root, mth(l, 0, l.size()));
+  EXPECT_TRUE(tlog::verify_consistency(n, after.c.size, t_before.c.root, after.c.root,
+                                       consistency_proof(*s, "t", n, after.c.size).value()));
+  for (const std::uint64_t i : {0ull, 150ull, 299ull, 300ull, 344ull})
+    EXPECT_TRUE(tlog::verify_inclusion(i, after.c.size, l[i], inclusion_proof(*s, "t", i, after.c.size).value(),
+                                       after.c.root)) << i;
+  s.reset();
+  s = open_store(opts);  // opening an up-to-date store changes nothing
+  EXPECT_EQ(latest("t").c, after.c);
+}
+
+TEST_F(log_fixture, AStoreOfAnUnknownSchemaIsRefusedUntouched) {
+  s.reset();
+  run_sql(opts.db, "UPDATE fairdeck_meta SET value = '3' WHERE key = 'schema'");
+  try {
+    s = open_store(opts);
+    ADD_FAILURE() << "opened";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("schema \"3\"; this fairdeckd reads schemas 1 and 2"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(query_sql(opts.db, "SELECT value FROM fairdeck_meta WHERE key = 'schema'"), "3");
+  EXPECT_EQ(query_sql(opts.db, "SELECT count(*) FROM pragma_table_info('fairdeck_tree_nodes') WHERE name = 'pos'"), "1");
 }
 
 TEST_F(log_fixture, ARollbackAndReDealIsNotConsistentWithAnEarlierReceipt) {

@@ -7,11 +7,15 @@
 // size, base64 root (c2sp.org/tlog-checkpoint), signed by the store's log key (one Ed25519
 // note key per store, its seed sealed with the store's at-rest key like the server seeds).
 //
-// Storage (both stores, same schema): fairdeck_tree_heads(table_id, size, frontier,
-// checkpoint) — the right edge as tlog::frontier::to_text() and the latest signed checkpoint —
-// and fairdeck_tree_nodes(table_id, level, idx, hash) for every complete subtree of level ≥ 1;
-// level 0 (a leaf) is the record's own hash, re-hashed when a proof needs it, so a deal costs
-// one node row on average instead of two.
+// Storage: fairdeck_tree_heads(table_id, size, frontier, checkpoint) — the right edge as
+// tlog::frontier::to_text() and the latest signed checkpoint — and fairdeck_tree_nodes, one
+// row for every complete subtree of level ≥ 1; level 0 (a leaf) is the record's own hash,
+// re-hashed when a proof needs it, so a deal costs one node row on average instead of two.
+// SQLite (store schema 2) keys a node (table_id, pos), pos = tlog::stored_hash_index(level,
+// idx): the nodes a batch closes are neighbours at the end of the index (one or two pages a
+// commit, not one per level); a schema-1 store is re-keyed when it is opened. PostgreSQL keys
+// it (table_id, level, idx): its rows go to the heap in creation order anyway, and the table is
+// published as is to regulators' copies (scripts/regulator-copy.sh).
 //
 // Guarantees: the tree is written by the store's transaction::append in the SAME transaction
 // as the record (log_writer below, driven by the group committer), so a committed record is

@@ -88,6 +88,17 @@ class frontier {
   std::vector<hash> peaks_;
 };
 
+// Where a log that stores every node in the order `frontier::append` closes them keeps node
+// (level, index): the "stored hash index" of Russ Cox, "Transparent Logs for Skeptical
+// Clients" (research.swtch.com/tlog, 2019; golang.org/x/mod/sumdb/tlog StoredHashIndex).
+// Appending leaf n stores the leaf, then each subtree it closes, upwards; before leaf n come
+// 2n - popcount(n) stored hashes. Subtree (level, index) closes with leaf (index+1)·2^level - 1
+// as the level-th hash stored after that leaf, so, with m = ((index + 1) << level) - 1, its
+// position is 2m - popcount(m) + level. Positions are 0, 1, 2, ... in the order the nodes are
+// created (tested exactly), so a store keyed by them appends at the end of its index.
+// Throws std::invalid_argument when the position would not fit in 63 bits.
+[[nodiscard]] std::uint64_t stored_hash_index(unsigned level, std::uint64_t index);
+
 // MTH of the first `size` leaves (0 < size, or empty_root() for 0).
 [[nodiscard]] hash root(std::uint64_t size, const node_source& nodes);
 // MTH of the leaves [begin, end), begin < end.
