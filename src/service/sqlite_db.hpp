@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,9 +25,22 @@ namespace fairdeck::service::sqlite_db {
   throw store_unavailable(fmt::format("sqlite {}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
 }
 
+// Once per process, before SQLite initialises: no memory statistics. Debian's libsqlite3 is
+// built without lookaside memory (SQLITE_OMIT_LOOKASIDE), so every small allocation of a
+// statement goes to malloc, and with statistics on (SQLITE_DEFAULT_MEMSTATUS=1) each one
+// takes a process-wide mutex (sqlite.org/compile.html, "Recommended Compile-time Options":
+// MEMSTATUS=0 "helps the sqlite3_malloc() routines run much faster"). Nothing here reads the
+// statistics or sets a soft heap limit. Harmless when another part of the process started
+// SQLite first (sqlite3_config then refuses and nothing changes).
+inline void configure_sqlite_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+}
+
 struct connection {
   sqlite3* db = nullptr;
   explicit connection(const std::string& path, bool create) {
+    configure_sqlite_once();
     const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
       std::string msg = fmt::format("cannot open {}: {}", path, db ? sqlite3_errmsg(db) : "out of memory");
