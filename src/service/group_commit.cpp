@@ -120,7 +120,10 @@ void group_committer::sync_loop() {
       sync_cv_.wait(lock, [&] { return stop_sync_ || !to_sync_.empty(); });
       if (to_sync_.empty()) return;  // stopping and drained
       work.swap(to_sync_);
-      gen = commit_gen_;
+      // What this sync makes durable: the batches taken, not commit_gen_, which may already
+      // count a batch the writer has begun but not committed (its COMMIT could land after the
+      // fdatasync starts, and a reader would be told it is durable).
+      gen = work.back().gen;
       syncing_ = true;
       error = sync_error_;
     }
@@ -271,12 +274,13 @@ void group_committer::run_batch(std::vector<item>& batch) {
   std::optional<log_writer> log;
   tree_storage* trees = nullptr;
   std::map<std::string, std::shared_ptr<const tree_batch>> trees_after;
+  std::uint64_t gen = 0;
   {
     std::lock_guard lock(mutex_);
     if (log_signer_ && (trees = backend_->trees()) != nullptr) log.emplace(log_signer_);
     refused = !sync_error_.empty();  // after a failed sync nothing more is written
     if (refused) error = sync_error_;
-    if (deferred) ++commit_gen_;  // before COMMIT: a reader that sees this batch waits for its sync
+    if (deferred) gen = ++commit_gen_;  // before COMMIT: a reader that sees this batch waits for its sync
   }
   // First run without savepoints (a savepoint costs two more statements per write: +60 %
   // deal time on PostgreSQL). If a write throws, the batch is rolled back and run again with
@@ -348,7 +352,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
     stats_.retried_batches += retried;
     if (optimistic) ++stats_.optimistic_batches;
     if (deferred) {  // answered by the syncer, after the sync that covers this commit
-      to_sync_.push_back(committed{std::move(batch), std::move(results)});
+      to_sync_.push_back(committed{std::move(batch), std::move(results), gen});
     }
   }
   if (deferred) {

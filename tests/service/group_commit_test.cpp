@@ -41,6 +41,7 @@ class fake_backend final : public batch_backend, public transaction {
   bool fail_sync = false;
   bool hold_begin = false;
   int commits = 0, syncs = 0, syncs_started = 0, begins = 0, savepoints = 0;
+  int durable_commits = 0;  // commits made before a sync that has finished began
   int stale_commits = 0;      // the next commits that throw rows_changed
   bool on_kept_rows = false;  // optimistic()
   std::map<std::string, table_state> tables, pending, saved;
@@ -96,10 +97,12 @@ class fake_backend final : public batch_backend, public transaction {
   void sync() override {
     std::unique_lock lock(m);
     ++syncs_started;
+    const int covers = commits;  // a sync covers what was written before it started
     cv.notify_all();
     cv.wait(lock, [&] { return !hold_sync; });
     if (fail_sync) throw std::runtime_error("fdatasync: Input/output error");
     ++syncs;
+    durable_commits = std::max(durable_commits, covers);
   }
 
   std::optional<table_state> load(std::string_view id) override {
@@ -217,6 +220,33 @@ TEST_F(committer_fixture, NoAnswerBeforeTheSyncAndTheWriterKeepsCommitting) {
   EXPECT_EQ(a.rec->nonce + 1, b.rec->nonce);
   reader.get();
   gc->flush();
+}
+
+TEST_F(committer_fixture, AReaderIsNotToldABatchIsDurableByASyncThatBeganBeforeItsCommit) {
+  const auto t = open_seeded_table();
+  gc->flush();
+  auto count = [&](const int& n) { std::lock_guard l(be->m); return n; };
+  be->set(true, false);
+  const int s0 = count(be->syncs_started), c0 = count(be->commits);
+  auto a = submit(deal{t, {}});  // committed; its sync starts and is held
+  ASSERT_TRUE(be->wait_for([&] { return be->syncs_started > s0; }));
+  auto b = submit(deal{t, {}});  // committed while A's sync is held: waits for the next sync
+  ASSERT_TRUE(be->wait_for([&] { return be->commits > c0 + 1; }));
+  auto c = hold_writer_with(deal{t, {}});  // the writer has begun C's batch, not committed it
+  be->set(false, false);  // A's sync ends; the syncer takes B and syncs it while C is unfinished
+  ASSERT_EQ(a.get().code, outcome::ok);
+  ASSERT_EQ(b.get().code, outcome::ok);
+  be->set(true, false);
+  const int s1 = count(be->syncs_started);
+  release_writer();  // C commits now, after B's sync began: only C's own sync covers it
+  ASSERT_TRUE(be->wait_for([&] { return be->syncs_started > s1; }));
+  const int visible = count(be->commits);  // what a reader now sees, C included
+  auto reader = std::async(std::launch::async, [&] { gc->await_durable(); });
+  EXPECT_EQ(reader.wait_for(100ms), std::future_status::timeout) << "told C is durable before its sync";
+  be->set(false, false);
+  reader.get();
+  EXPECT_GE(count(be->durable_commits), visible);
+  ASSERT_EQ(c.get().code, outcome::ok);
 }
 
 TEST_F(committer_fixture, AFailedSyncFailsItsWritesAndEveryWriteAfterIt) {

@@ -135,6 +135,7 @@ class group_committer {
   struct committed {  // a batch whose answers wait for the next sync
     std::vector<item> items;
     std::vector<write_result> results;
+    std::uint64_t gen = 0;  // its commit_gen_: a sync that covers it makes this much durable
   };
   void run();
   void run_batch(std::vector<item>& batch);
