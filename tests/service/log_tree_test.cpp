@@ -1,7 +1,8 @@
 // The tables' transparency log (issue #29) on the SQLite store and through the API: the tree
 // after N deals equals an independent recomputation (RFC 9162 §2.1.1 written out here over
 // the records' hashes, not through tlog::frontier); receipts, inclusion and consistency proofs
-// verify; the tree survives a reopen; an older store gets its log key and trees on open; a
+// verify; the tree survives a reopen; an older store gets its log key and trees on open, and
+// a schema-1 store's nodes are re-keyed (stored hash index) with the same proofs after; a
 // database rolled back and re-dealt under the same nonces gives a checkpoint that is NOT
 // consistent with a receipt's (verify_consistency fails); cosignatures are checked and served.
 #include <bit>
