@@ -64,6 +64,14 @@ struct connection {
   }
 };
 
+// Whether `sql` compiles on `db`: how an upgrade asks if a table or column exists yet.
+inline bool prepares(sqlite3* db, const char* sql) {
+  sqlite3_stmt* probe = nullptr;
+  const bool ok = sqlite3_prepare_v2(db, sql, -1, &probe, nullptr) == SQLITE_OK;
+  sqlite3_finalize(probe);
+  return ok;
+}
+
 // A prepared statement, reset after each use.
 class statement {
  public:

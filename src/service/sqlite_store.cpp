@@ -285,10 +285,8 @@ class sqlite_store final : public store {
   // A store from before hands (issue #30) gets the column on open; its tables had no hand.
   void add_hands_column() {
     connection c(path_, false);
-    sqlite3_stmt* probe = nullptr;
-    const bool has = sqlite3_prepare_v2(c.db, "SELECT hands FROM fairdeck_tables LIMIT 0", -1, &probe, nullptr) == SQLITE_OK;
-    sqlite3_finalize(probe);
-    if (!has) c.exec("ALTER TABLE fairdeck_tables ADD COLUMN hands TEXT NOT NULL DEFAULT ''");
+    if (!prepares(c.db, "SELECT hands FROM fairdeck_tables LIMIT 0"))
+      c.exec("ALTER TABLE fairdeck_tables ADD COLUMN hands TEXT NOT NULL DEFAULT ''");
   }
 
   std::string path_;

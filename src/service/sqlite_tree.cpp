@@ -33,13 +33,6 @@ void stored_hash_index_sql(sqlite3_context* ctx, int, sqlite3_value** argv) {
   }
 }
 
-bool has_column(sqlite3* db, const char* probe_sql) {
-  sqlite3_stmt* probe = nullptr;
-  const bool has = sqlite3_prepare_v2(db, probe_sql, -1, &probe, nullptr) == SQLITE_OK;
-  sqlite3_finalize(probe);
-  return has;
-}
-
 }  // namespace
 
 void create_tree_schema(connection& c) { c.exec(tree_schema_sql); }
@@ -51,12 +44,14 @@ void upgrade_to_current_schema(connection& c) {
     const bool old = v.step() && v.text(0) == "1";
     v.reset();  // no statement may be running while a table is dropped
     if (old) {
-      if (has_column(c.db, "SELECT level FROM fairdeck_tree_nodes LIMIT 0")) {
+      // A store from before the log has no nodes table: it only gets the new one.
+      const bool keyed_by_level = prepares(c.db, "SELECT level FROM fairdeck_tree_nodes LIMIT 0");
+      if (keyed_by_level) c.exec("ALTER TABLE fairdeck_tree_nodes RENAME TO fairdeck_tree_nodes_schema1");
+      create_tree_schema(c);
+      if (keyed_by_level) {
         if (sqlite3_create_function_v2(c.db, "fairdeck_stored_hash_index", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
                                        nullptr, stored_hash_index_sql, nullptr, nullptr, nullptr) != SQLITE_OK)
           fail(c.db, "create function");
-        c.exec("ALTER TABLE fairdeck_tree_nodes RENAME TO fairdeck_tree_nodes_schema1");
-        create_tree_schema(c);
         // In key order: SQLite sorts (spilling to temporary files for a large store) and the
         // new index is written left to right.
         c.exec(
@@ -64,8 +59,6 @@ void upgrade_to_current_schema(connection& c) {
             "fairdeck_stored_hash_index(level, idx) AS pos, hash FROM fairdeck_tree_nodes_schema1 "
             "ORDER BY table_id, pos");
         c.exec("DROP TABLE fairdeck_tree_nodes_schema1");
-      } else {
-        create_tree_schema(c);
       }
       statement set(c.db, "UPDATE fairdeck_meta SET value = ?1 WHERE key = 'schema'");
       set.bind(1, store_schema);
