@@ -7,6 +7,7 @@
 //                   [--operator-listen HOST:PORT] [--trusted-proxy ADDR[/PREFIX]]... [limits, timeouts]
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sodium.h>
 
 #include "api.hpp"
 #include "fairdeck/security/verify_page.hpp"
@@ -25,16 +27,30 @@ namespace {
 
 using namespace fairdeck::service;
 
-void print_token(const std::string& token, bool json) {
-  if (json) fmt::print("{}\n", nlohmann::json{{"token", token}}.dump());
-  else fmt::print("{}\n", token);
-  std::fflush(stdout);
+// What a command prints is its result: a failed write (a full disk, a closed pipe) is an error.
+void flush_stdout(std::string_view what) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0)
+    throw std::runtime_error(fmt::format("cannot write {} to standard output: {}", what, std::strerror(errno)));
 }
 
-std::string add_token(store& s) {
+// Adds a token and prints it. A token nobody received is a credential nobody holds: when the
+// printing fails it is revoked again before the error.
+void add_and_print_token(store& s, bool json) {
   std::string token = generate_token();
-  s.add_token_hash(token_hash(token));
-  return token;
+  const std::string hash = token_hash(token);
+  s.add_token_hash(hash);
+  std::string text = json ? nlohmann::json{{"token", token}}.dump() : token;
+  text += '\n';
+  const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  sodium_memzero(text.data(), text.size());
+  sodium_memzero(token.data(), token.size());
+  try {
+    if (!written) throw std::runtime_error(fmt::format("cannot write the token to standard output: {}", std::strerror(errno)));
+    flush_stdout("the token");
+  } catch (const std::runtime_error& e) {
+    s.revoke_token(hash);
+    throw std::runtime_error(fmt::format("{}; the token was revoked again (`fairdeckd token` adds another)", e.what()));
+  }
 }
 
 // `token --list`: one line "ID  CREATED" per token, oldest first (never the token or its hash).
@@ -48,7 +64,7 @@ void list_tokens(store& s, bool json) {
   } else {
     for (std::size_t i = 0; i < rows.size(); ++i) fmt::print("{}  {}\n", ids[i], rows[i].second);
   }
-  std::fflush(stdout);
+  flush_stdout("the token list");
 }
 
 // `token --revoke ID`: deletes the one token whose id (a hash prefix) is ID.
@@ -59,6 +75,7 @@ void revoke_token(store& s, std::string id, bool json) {
   if (hits > 1)
     throw std::runtime_error(fmt::format("id {} names {} tokens; give more of it (`fairdeckd token --list`)", id, hits));
   if (json) fmt::print("{}\n", nlohmann::json{{"revoked", id}}.dump());
+  flush_stdout("the answer");
   std::fprintf(stderr, "fairdeckd: revoked token %s; a running server refuses it within a second\n", id.c_str());
   if (s.token_rows().empty())
     std::fprintf(stderr, "fairdeckd: no operator token is left; `fairdeckd token` adds one\n");
@@ -192,7 +209,7 @@ int main(int argc, char** argv) {
         throw std::runtime_error(fmt::format("{} already exists; `fairdeckd token` adds a token to it", so.db));
       init_store(so);
       auto s = open_store_for_tokens(so);
-      print_token(add_token(*s), json);
+      add_and_print_token(*s, json);
       std::fprintf(stderr, "fairdeckd: created %s and key file %s (mode 0600); keep the key file secret and backed up\n",
                    redact_db(so.db).c_str(), key_path(so).c_str());
     } else if (log_key_cmd->parsed()) {
@@ -200,12 +217,12 @@ int main(int argc, char** argv) {
       const auto v = log_verifier_key(*s);
       if (!v) throw std::runtime_error("the store has no log key yet; `fairdeckd serve` makes one when it opens the store");
       fmt::print("{}\n", *v);
-      std::fflush(stdout);
+      flush_stdout("the log key");
     } else if (token->parsed()) {
       auto s = open_store_for_tokens(so);
       if (list) list_tokens(*s, json);
       else if (!revoke.empty()) revoke_token(*s, revoke, json);
-      else print_token(add_token(*s), json);
+      else add_and_print_token(*s, json);
     } else {
       ao.max_body = srv.max_body;
       for (const auto& w : witness_keys) ao.witness_keys.push_back(fairdeck::tlog::note_verifier::parse(w));

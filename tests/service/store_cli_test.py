@@ -63,7 +63,26 @@ def token_admin(db, *extra, env=None):
     check(bad.returncode == 2, f"malformed id: exit {bad.returncode} {bad.stderr}")
     both = fd("token", "--db", db, "--revoke", first_id, "--list", env=env)
     check(both.returncode == 2, f"--revoke with --list: exit {both.returncode}")
+    unprinted_token_not_kept(db, env=env)
     return first, second
+
+
+def unprinted_token_not_kept(db, env=None):
+    """A token that could not be printed (stdout on a full disk) is an error and is not kept:
+    nobody holds it. The same for the other printing commands: an error, not exit 0."""
+    before = tokens(db, env=env)
+    for args in (("token", "--db", db), ("token", "--db", db, "--json")):
+        with open("/dev/full", "w") as full:
+            out = subprocess.run([e2e.BIN, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60, env=env)
+        check(out.returncode == 1, f"{args} to a full disk: exit {out.returncode}")
+        err = out.stderr.strip().splitlines()
+        check(len(err) == 1 and "cannot write the token to standard output" in err[0] and "revoked" in err[0],
+              f"{args} to a full disk: {out.stderr!r}")
+        check(tokens(db, env=env) == before, f"{args} to a full disk kept a token")
+    for args in (("token", "--db", db, "--list"), ("log-key", "--db", db)):
+        with open("/dev/full", "w") as full:
+            out = subprocess.run([e2e.BIN, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60, env=env)
+        check(out.returncode == 1 and "cannot write" in out.stderr, f"{args} to a full disk: {out.returncode} {out.stderr!r}")
 
 
 def wrong_key_refused(db, key, *extra, env=None):
