@@ -31,11 +31,15 @@ void table_audit::fold(const record& r) {
   verifier_.add(r);
   ++records_;
   head_hash_ = r.hash;
+  if (r.type == record_type::open) table_spec_ = deck_spec{r.decks, r.jokers};
   if (r.type != record_type::deal && r.type != record_type::hand_deal) return;  // both ways of dealing are audited
   ++deals_;
   if (!unauditable_.empty()) return;
   try {
     const deck_spec spec{r.decks, r.jokers};
+    if (table_spec_ && spec != *table_spec_)  // the shoe the table was opened with, for every deal
+      throw std::invalid_argument(fmt::format("deals a shoe of {} decks and {} jokers, not the table's {} and {}",
+                                              spec.decks, spec.jokers, table_spec_->decks, table_spec_->jokers));
     if (!spec_) {
       validate(spec);
       if (spec.size() > stats::max_audit_cards)

@@ -109,7 +109,8 @@ deal_receipt receipt_from_json(const nlohmann::json& answer) {
   }
   if (wrapped && answer.contains("cards")) {  // a deal answer: its record, to hash again
     nlohmann::json rec = answer;
-    rec["type"] = "deal";
+    const auto mode = answer.find("mode");  // "hand": a hand's deal (its record has the hand's number)
+    rec["type"] = mode != answer.end() && mode->is_string() && *mode == "hand" ? "hand_deal" : "deal";
     try {
       out.deal = record_from_json(rec);
     } catch (const std::invalid_argument& e) {
@@ -240,12 +241,13 @@ transparency_check verify(const tlog::note_verifier& log_key, const std::vector<
     if (!out.chain.ok) problem(fmt::format("record {}: {}", out.chain.failed_seq.value_or(0), out.chain.reason));
   }
 
-  // 2. Every deal has the open record's seats and shoe.
+  // 2. Every deal, standing or a hand's, has the open record's seats and shoe. (A hand's seeds
+  // are revealed before its deal: a shoe chosen then could grind the cards.)
   if (given_log && !out.partial && log.front().type == record_type::open) {
     const record& open = log.front();
     out.shoe_checked = true;
     for (const record& r : log) {
-      if (r.type != record_type::deal) continue;
+      if (r.type != record_type::deal && r.type != record_type::hand_deal) continue;
       if (r.seat_seeds.size() != open.seats) {
         problem(fmt::format("record {}: the deal has {} seat seeds, the table was opened with {} seats", r.seq,
                             r.seat_seeds.size(), open.seats));
@@ -334,7 +336,11 @@ transparency_check verify(const tlog::note_verifier& log_key, const std::vector<
         const signed_checkpoint sc = open_checkpoint(r.checkpoint, log_key, out.table);
         rc.tree_size = sc.cp.size;
         const auto raw = tlog::hash_from_hex(r.hash);
-        if (sc.cp.size <= r.seq) {
+        if (r.deal && r.deal->table != out.table) {
+          // Else a deal of table A proved inside a tree signed for table B would pass a
+          // receipt-only check while A's own log never holds it.
+          fail(fmt::format("the deal answer is of table '{}', its checkpoint of table '{}'", r.deal->table, out.table));
+        } else if (sc.cp.size <= r.seq) {
           fail(fmt::format("its checkpoint (size {}) does not contain record {}", sc.cp.size, r.seq));
         } else if (!tlog::verify_inclusion(r.seq, sc.cp.size, tlog::leaf_hash(*raw), r.inclusion, sc.cp.root)) {
           fail(fmt::format("the inclusion proof of record {} does not verify against its checkpoint", r.seq));

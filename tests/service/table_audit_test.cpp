@@ -208,6 +208,31 @@ TEST(ShoeAudit, CopiesAreGivenByTheDealHashAndEveryDealCounts) {
   EXPECT_NE(big.unauditable().find("larger than the 2048 cards"), std::string::npos) << big.unauditable();
 }
 
+TEST(ShoeAudit, EveryDealIsHeldToTheShoeOfTheOpenRecord) {
+  // A hand's seeds are public before its deal: a shoe chosen then (here on the first deal of
+  // the table, so "the first deal's shoe" would be the wrong one) is reported, not audited.
+  for (const auto type : {record_type::deal, record_type::hand_deal}) {
+    table_audit a;
+    record open;
+    open.type = record_type::open;
+    open.seats = 1;
+    open.decks = 1;
+    a.fold(open);
+    const deck_spec spec{2, 2};
+    record d;
+    d.seq = 1;
+    d.type = type;
+    d.decks = 2;
+    d.jokers = 2;
+    d.cards = format_cards(make_deck(spec), spec);
+    d.hash = "1";
+    a.fold(d);
+    EXPECT_FALSE(a.audit("x").has_value());
+    EXPECT_NE(a.unauditable().find("deals a shoe of 2 decks and 2 jokers, not the table's 1 and 0"), std::string::npos)
+        << a.unauditable();
+  }
+}
+
 // A store that serves whatever log the test gives it (to swap histories under the cache).
 struct fake_store : store {
   std::vector<record> records;

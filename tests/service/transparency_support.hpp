@@ -39,6 +39,7 @@ struct table_sim {
   std::vector<record> log;
   unsigned seed_index = 0;
   std::uint64_t nonce = 0;
+  std::uint64_t hands = 0;  // hands dealt so far
 
   static std::string time_of(std::uint64_t seq) {
     return fmt::format("2026-11-23T{:02}:{:02}:{:02}.000Z", 12 + seq / 3600 % 12, seq / 60 % 60, seq % 60);
@@ -75,6 +76,51 @@ struct table_sim {
     d.cards = format_cards(fair::deal_deck(server_seed_of(seed_index), d.client_seed, d.nonce, spec), spec);
     seal(d, head());
     log.push_back(d);
+    return log.back();
+  }
+  // A hand as fairdeckd makes it: hand_open, a commit and a reveal per seat, then its deal (the
+  // shoe of the open record unless `shoe` says otherwise). Returns the hand_deal record.
+  const record& hand(std::vector<std::string> seat_seeds, std::optional<deck_spec> shoe = {}) {
+    const std::uint64_t number = ++hands;
+    const auto add = [&](record r) {
+      r.seq = log.size();
+      r.table = id;
+      r.time = time_of(r.seq);
+      r.hand = number;
+      seal(r, head());
+      log.push_back(r);
+    };
+    record o;
+    o.type = record_type::hand_open;
+    o.nonce = nonce;
+    o.commitment = fair::commitment(server_seed_of(seed_index));
+    o.seats = static_cast<unsigned>(seat_seeds.size());
+    add(o);
+    for (unsigned i = 0; i < seat_seeds.size(); ++i) {
+      record c;
+      c.type = record_type::commit;
+      c.seat = i + 1;
+      c.seat_commitment = fair::seat_commitment(seat_seeds[i]);
+      add(c);
+    }
+    for (unsigned i = 0; i < seat_seeds.size(); ++i) {
+      record r;
+      r.type = record_type::reveal;
+      r.seat = i + 1;
+      r.client_seed = seat_seeds[i];
+      add(r);
+    }
+    record d;
+    d.type = record_type::hand_deal;
+    d.nonce = nonce++;
+    d.commitment = fair::commitment(server_seed_of(seed_index));
+    d.seat_seeds = std::move(seat_seeds);
+    d.client_seed = fair::combine_client_seeds(d.seat_seeds);
+    const deck_spec spec = shoe.value_or(deck_spec{log.front().decks, log.front().jokers});
+    d.decks = spec.decks;
+    d.jokers = spec.jokers;
+    d.cards = format_cards(fair::deal_deck(server_seed_of(seed_index), d.client_seed, d.nonce, spec), spec);
+    add(d);
     return log.back();
   }
   void rotate() {
@@ -118,6 +164,7 @@ struct table_sim {
   [[nodiscard]] nlohmann::json receipt(const tlog::note_signer& key, std::uint64_t seq, std::uint64_t size) const {
     nlohmann::json j = to_json(log.at(seq));
     j.erase("type");
+    j["mode"] = log.at(seq).type == record_type::hand_deal ? "hand" : "standing";  // as deal_json answers
     nlohmann::json inclusion = nlohmann::json::array();
     for (const auto& h : tree().inclusion_proof(seq, size)) inclusion.push_back(tlog::to_hex(h));
     j["receipt"] = {{"seq", seq}, {"hash", log.at(seq).hash}, {"checkpoint", checkpoint(key, size)}, {"inclusion", inclusion}};

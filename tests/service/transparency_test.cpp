@@ -205,6 +205,52 @@ TEST(Transparency, DealsMustHaveTheOpenRecordsSeatsAndShoe) {
   s.deal({"a", "b"}, deck_spec{2, 1});  // a two-deck shoe with a joker on a one-deck table
   ASSERT_TRUE(verify_log(s.log).ok);
   EXPECT_TRUE(mentions(check(s, {}, {}), "record 1: the deal's shoe (2 decks, 1 jokers) is not the table's"));
+  // A hand's deal too: its seeds are revealed before it, so a shoe picked then grinds the cards.
+  table_sim h;
+  h.open(2);
+  h.hand({"a", "b"});
+  const record& ground = h.hand({"c", "d"}, deck_spec{2, 2});
+  ASSERT_TRUE(verify_log(h.log).ok);
+  EXPECT_TRUE(mentions(check(h, {}, {}), fmt::format("record {}: the deal's shoe (2 decks, 2 jokers) is not the table's",
+                                                      ground.seq)))
+      << all_problems(check(h, {}, {}));
+  table_sim fine;
+  fine.open(2);
+  fine.hand({"a", "b"});
+  const auto v = check(fine, {}, {});
+  EXPECT_TRUE(v.ok && v.shoe_checked) << all_problems(v);
+}
+
+TEST(Transparency, AHandsDealReceiptVerifiesWithAndWithoutTheLog) {
+  table_sim t;
+  t.open(2);
+  t.deal({"a", "b"});
+  const record& d = t.hand({"c", "d"});
+  const std::uint64_t size = t.log.size();
+  const auto receipt = t.receipt(log_key(), d.seq, size);
+  ASSERT_EQ(receipt["mode"], "hand");
+  const auto with_log = check(t, {}, {receipt});
+  EXPECT_TRUE(with_log.ok && with_log.receipts.at(0).in_log) << all_problems(with_log);
+  const named_text r{"r1", receipt.dump()};
+  const auto alone = verify_without_log(log_key().verifier(), {}, {&r, 1}, {});
+  EXPECT_TRUE(alone.ok && alone.receipts.at(0).ok) << all_problems(alone);
+}
+
+TEST(Transparency, AReceiptIsOfItsCheckpointsTable) {
+  // The operator proves table t1's deal inside a tree it signs for table t2: the t1 player's
+  // receipt check must not pass while t1's own log never holds the deal.
+  table_sim t1;
+  t1.id = "t1";
+  t1.open(2);
+  t1.deal({"a", "b"});
+  table_sim t2 = t1;
+  t2.id = "t2";  // the same records (of table t1) in a tree signed as t2's
+  const named_text r{"r1", t2.receipt(log_key(), 1, 2).dump()};
+  const auto v = verify_without_log(log_key().verifier(), {}, {&r, 1}, {});
+  EXPECT_FALSE(v.ok);
+  EXPECT_TRUE(mentions(v, "the deal answer is of table 't1', its checkpoint of table 't2'")) << all_problems(v);
+  const named_text honest{"r1", t1.receipt(log_key(), 1, 2).dump()};
+  EXPECT_TRUE(verify_without_log(log_key().verifier(), {}, {&honest, 1}, {}).ok);
 }
 
 TEST(Transparency, CheckpointsMustBeSignedByTheLogKeyForThisTable) {

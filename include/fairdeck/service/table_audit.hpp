@@ -67,6 +67,7 @@ class table_audit {
   std::string head_hash_;
   std::string unauditable_;
   std::optional<deck_spec> spec_;                 // the shoe of the first deal
+  std::optional<deck_spec> table_spec_;           // the shoe of the open record (a whole log)
   std::optional<stats::deck_reader> reader_;      // one deck: exactly audit_stream's parser
   std::optional<stats::chunk_counter> counter_;
   stats::audit_counts counts_;
