@@ -462,6 +462,11 @@ witness_step witness_check(const tlog::note_verifier& log_key, std::string_view 
   witness_step step;
   step.fresh = open_checkpoint(fresh_note, log_key, table);
   const auto& fresh = step.fresh.cp;
+  // A cosignature covers the whole text: extension lines would be cosigned unchecked (and,
+  // at an unchanged size, unstored). fairdeckd's checkpoints carry none (log-format.md).
+  if (!fresh.extensions.empty())
+    throw std::invalid_argument("the checkpoint has extension lines; fairdeckd's have none, and this witness cosigns "
+                                "nothing it has not checked");
   if (!accepted_note) {
     step.outcome = witness_outcome::first;
     step.message = fmt::format("first checkpoint of {} accepted: size {}", fresh.origin, fresh.size);

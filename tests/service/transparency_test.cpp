@@ -188,6 +188,11 @@ TEST(Transparency, WitnessRefusesRollbackAndTruncation) {
   // A larger checkpoint with a proof for other sizes, or none, is not accepted.
   EXPECT_EQ(witness_check(k, "demo", t.checkpoint(log_key(), 6), t.checkpoint(log_key(), 10), t.tree().consistency_proof(5, 10)).outcome,
             witness_outcome::conflict);
+  // Extension lines (the same size and root, or a first checkpoint): never cosigned unchecked.
+  tlog::checkpoint extended{log_key().verifier().name() + "/demo", 9, t.tree().root(9), {"cosign me"}};
+  const auto with_lines = tlog::sign_note(tlog::note{tlog::checkpoint_text(extended), {}}, log_key());
+  EXPECT_THROW((void)witness_check(k, "demo", t.checkpoint(log_key(), 9), with_lines, {}), std::invalid_argument);
+  EXPECT_THROW((void)witness_check(k, "demo", std::nullopt, with_lines, {}), std::invalid_argument);
   // Not signed by the log key: nothing to accept and no evidence.
   const auto other = test_signer("fairdeckd.test", 8);
   EXPECT_THROW((void)witness_check(k, "demo", std::nullopt, t.checkpoint(other, 9), {}), std::invalid_argument);
