@@ -40,6 +40,14 @@ export async function transparencyCases({ source, runCase, b64url }) {
     headline: /partial log/, notHeadline: /whole/ });
   await runCase("transparency attack: two signed checkpoints of one size conflict (fork)", {
     hash: link({ receipt: deal8, checkpoints: [cp10, forkedCp] }), expect: "failed", headline: /different roots: the log forked/ });
+  const handsLog = JSON.parse(read("hands-log.json")), handDeal = read("hands-deal-6.json");
+  await runCase("transparency: a hand's deal receipt + whole log (seat commitments), seed revealed", {
+    hash: link({ receipt: handDeal, log: handsLog }), expect: "verified", headline: /^Verified/ });
+  await runCase("transparency: a hand's deal receipt alone", {
+    hash: link({ receipt: handDeal }), expect: "unrevealed", headline: /waiting for the reveal/, notHeadline: /NOT/ });
+  await runCase("transparency attack: a hand re-dealt from another shoe after its seeds were public", {
+    hash: link({ log: JSON.parse(read("hands-log-other-shoe.json")) }), expect: "failed",
+    headline: /shoe \(2 decks, 2 jokers\) is not the table's/ });
   await runCase("transparency: a checkpoint edited after signing", {
     hash: link({ log, checkpoints: [cp6.replace("\n6\n", "\n5\n")] }), expect: "failed", headline: /signature does not verify/ });
   await runCase("transparency: another log's key", {

@@ -22,6 +22,15 @@ TEST(TransparencyDocExample, FilesAreWhatTheLibraryBuilds) {
   const testing::table_sim t = testing::ten_record_table();
   testing::table_sim forged = t;
   forged.redeal(3, {"alice2", "mallory"}, 0);
+  // A table dealing by hands (seat commitments): hand 1's deal, then a rotation revealing its
+  // seed; and the same log with the hand re-dealt from another shoe once the seeds were public.
+  testing::table_sim hands;
+  hands.id = "hands";
+  hands.open(2);
+  const std::uint64_t hand_deal = hands.hand({"alice", "bob"}).seq;
+  hands.rotate();
+  testing::table_sim reshod = hands;
+  reshod.redeal(hand_deal, {"alice", "bob"}, 0, deck_spec{2, 2});
   const std::map<std::string, std::string> want{
       {"log.vkey", key.verifier().text() + "\n"},
       {"log.json", t.log_json().dump(1) + "\n"},
@@ -32,6 +41,9 @@ TEST(TransparencyDocExample, FilesAreWhatTheLibraryBuilds) {
       {"deal-3.json", t.receipt(key, 3, 4).dump(1) + "\n"},
       {"deal-8.json", t.receipt(key, 8, 10).dump(1) + "\n"},
       {"checkpoint-10-rewritten.note", forged.checkpoint(key, 10)},
+      {"hands-log.json", hands.log_json().dump(1) + "\n"},
+      {"hands-deal-6.json", hands.receipt(key, hand_deal, hands.log.size()).dump(1) + "\n"},
+      {"hands-log-other-shoe.json", reshod.log_json().dump(1) + "\n"},
   };
   const fs::path dir = fs::path(FAIRDECK_SOURCE_DIR) / "docs" / "examples" / "transparency";
   const bool update = std::getenv("FAIRDECK_UPDATE_DOC_EXAMPLES") != nullptr;

@@ -140,11 +140,13 @@ struct table_sim {
   void reseal_from(std::size_t i) {
     for (; i < log.size(); ++i) seal(log[i], i == 0 ? std::string(zero_hash) : log[i - 1].hash);
   }
-  // Re-deal record i from the seed that dealt it (known once revealed) with other seat seeds.
-  void redeal(std::size_t i, std::vector<std::string> seat_seeds, unsigned seed_k) {
+  // Re-deal record i from the seed that dealt it (known once revealed) with other seat seeds
+  // (and, given `shoe`, another shoe).
+  void redeal(std::size_t i, std::vector<std::string> seat_seeds, unsigned seed_k, std::optional<deck_spec> shoe = {}) {
     record& d = log[i];
     d.seat_seeds = std::move(seat_seeds);
     d.client_seed = fair::combine_client_seeds(d.seat_seeds);
+    if (shoe) d.decks = shoe->decks, d.jokers = shoe->jokers;
     const deck_spec spec{d.decks, d.jokers};
     d.cards = format_cards(fair::deal_deck(server_seed_of(seed_k), d.client_seed, d.nonce, spec), spec);
     reseal_from(i);
