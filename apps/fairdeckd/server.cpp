@@ -142,6 +142,7 @@ class session : public std::enable_shared_from_this<session> {
   void read_header() {
     started_ = fresh_ ? accepted_ : std::chrono::steady_clock::now();  // a new connection's clock runs from accept
     fresh_ = false;
+    head_only_ = false;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header));
     parser_->body_limit(state_.options.max_body);
@@ -152,6 +153,13 @@ class session : public std::enable_shared_from_this<session> {
 
   void on_header(beast::error_code ec, std::size_t) {
     if (ec) return on_error(ec);
+    // RFC 9112 §6.3: a Transfer-Encoding whose final coding is not chunked has no length the
+    // server can trust; Beast would read no body and take the body's bytes for the next request
+    // (request smuggling behind a lenient proxy). Only the single coding `chunked` is read.
+    if (const auto& h = parser_->get(); h.count(http::field::transfer_encoding) > 0 &&
+                                        (h.count(http::field::transfer_encoding) != 1 || !parser_->chunked() ||
+                                         !beast::iequals(h[http::field::transfer_encoding], "chunked")))
+      return reply_error(400, "unsupported Transfer-Encoding (only chunked)");
     if (parser_->is_done()) return on_read({}, 0);
     stream_.expires_at(started_ + state_.options.read_timeout);
     http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&session::on_read, shared_from_this()));
@@ -179,7 +187,9 @@ class session : public std::enable_shared_from_this<session> {
     }
     client_ = real_client(peer_, forwarded, state_.proxies);
     http_request req;
-    req.method = sv(request_.method_string());
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the same route, status and headers.
+    head_only_ = request_.method() == http::verb::head;
+    req.method = head_only_ ? std::string_view("GET") : sv(request_.method_string());
     req.target = sv(request_.target());
     const auto auth = request_.find(http::field::authorization);
     if (auth != request_.end()) req.authorization = sv(auth->value());
@@ -224,8 +234,8 @@ class session : public std::enable_shared_from_this<session> {
     keep_alive = keep_alive && !state_.stopping.load();
     // Head and body as two buffers: the bytes Beast's serializer wrote, without it
     // (response_head.hpp). Both stay members until the write completes.
-    head_ = response_head(r, keep_alive);
-    body_ = std::move(r.body);
+    head_ = response_head(r, keep_alive);  // a HEAD's Content-Length is its GET's
+    body_ = head_only_ ? std::string() : std::move(r.body);
     stream_.expires_after(state_.options.read_timeout);
     const std::array<net::const_buffer, 2> parts{net::buffer(head_), net::buffer(body_)};
     net::async_write(stream_, parts, [self = shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
@@ -252,6 +262,7 @@ class session : public std::enable_shared_from_this<session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   http::request<http::string_body> request_;
   std::string head_, body_;  // the answer being written
+  bool head_only_ = false;   // the request is a HEAD: answer the GET's head, no body
 };
 
 class listener : public std::enable_shared_from_this<listener> {

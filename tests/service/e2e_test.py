@@ -293,6 +293,31 @@ def errors(tmp):
     check(" 400 " in raw_http(srv.port, b"NONSENSE\r\n\r\n"), "malformed request line")
     big = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n"
     check(" 431 " in raw_http(srv.port, big), "header limit")
+    # a Transfer-Encoding other than exactly `chunked` (RFC 9112 §6.3): one 400 and the
+    # connection closed, never the body's bytes read as a second request (smuggling)
+    for te in (b"chunked, identity", b"identity", b"xchunked", b"gzip, chunked", b"gzip"):
+        out = raw_http(srv.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: " + te +
+                       b"\r\n\r\nGET /v1/tables/t/checkpoint HTTP/1.1\r\nHost: x\r\n\r\n")
+        check(out.count("HTTP/1.1 ") == 1 and out.startswith("HTTP/1.1 400 "), f"Transfer-Encoding {te!r}: {out[:200]!r}")
+    deals_before = len(call(c, "GET", "/v1/tables/t/log")[1]["records"])
+    out = raw_http(srv.port, b"POST /v1/tables/t/deals HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                   token.encode() + b"\r\nTransfer-Encoding: chunked, identity\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+    check(out.startswith("HTTP/1.1 400 ") and len(call(c, "GET", "/v1/tables/t/log")[1]["records"]) == deals_before,
+          f"a deal with a smuggling Transfer-Encoding: {out[:200]!r}")
+    chunked = raw_http(srv.port, b"POST /v1/tables/t/deals HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                       token.encode() + b"\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+    check(chunked.startswith("HTTP/1.1 200 "), f"a chunked deal: {chunked[:200]!r}")
+    # HEAD is GET without the body (RFC 9110 §9.3.2): the same status and Content-Length, then
+    # the next pipelined request's answer right after the head
+    for path in (b"/healthz", b"/v1/tables/t", b"/v1/tables/t/log"):
+        out = raw_http(srv.port, b"HEAD " + path + b" HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n"
+                       b"Connection: close\r\n\r\n")
+        head, _, rest = out.partition("\r\n\r\n")
+        get = raw_http(srv.port, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        length = [l for l in head.split("\r\n") if l.lower().startswith("content-length:")]
+        want = [l for l in get.partition("\r\n\r\n")[0].split("\r\n") if l.lower().startswith("content-length:")]
+        check(head.startswith("HTTP/1.1 200 ") and length == want and rest.startswith("HTTP/1.1 200 "),
+              f"HEAD {path!r}: {out[:300]!r}")
     # a slow client is cut off after --read-timeout, and does not stall others
     s = socket.create_connection(("127.0.0.1", srv.port))
     s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
