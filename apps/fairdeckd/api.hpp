@@ -163,6 +163,7 @@ class api {
     std::string last_time, head;  // its last record's time and transcript hash
   };
   std::variant<mental_hand_view, http_response> load_mental_hand(std::string_view table, std::uint64_t hand);
+  std::optional<std::uint64_t> first_seq_of_hand(std::string_view table, std::uint64_t hand, std::uint64_t before);
   // Stalls: one entry per mental table this process served; one log line per stalled step.
   struct mental_watch {
     bool known = false;
