@@ -16,8 +16,16 @@
 //    untouched; after it the new one is complete and durable. A replaced file keeps its mode;
 //    a new one gets 0666 & ~umask, like any file the user creates.
 //  * Devices, FIFOs, sockets and "-" (standard output) are written through, never replaced:
-//    `--html /dev/stdout` or a pipe works. They are opened lazily at the first write, so a FIFO
-//    with no reader does not block the checks.
+//    a pipe works. They are opened lazily at the first write, so a FIFO with no reader does not
+//    block the checks. Only what is a device, FIFO or socket is: a regular file is replaced as
+//    above wherever it is, under /dev (/dev/shm) too.
+//  * This process's own descriptors, named /dev/stdout, /dev/stderr, /dev/fd/N or
+//    /proc/self/fd/N (also through links), are written through a duplicate of descriptor N
+//    (/dev/stdout: descriptor 1, like "-"), so the output continues where the shell's
+//    descriptor stands and keeps its O_APPEND: `{ echo head; fairdeck ... -o /dev/stdout; } > f`
+//    keeps the head, `>> f` appends. (Opening the path anew, as the kernel would, starts a
+//    new file description at offset 0.) A closed descriptor, or one not open for writing, is
+//    an error (kind io or not_writable).
 //  * Symbolic links are followed only as the kernel would with fs.protected_symlinks on,
 //    whatever that sysctl says: a link in a sticky world-writable folder (/tmp, /dev/shm) is
 //    followed only when it belongs to the caller (euid) or to the folder's owner; any other
@@ -81,15 +89,17 @@ class output_error : public std::runtime_error {
 
 // How a path will be written (see the guarantees above).
 enum class output_mode {
-  replace,        // regular file or new path: temp file + fsync + rename
-  write_through,  // device, FIFO, socket: opened and written in place
-  standard_output // "-"
+  replace,         // regular file or new path: temp file + fsync + rename
+  write_through,   // device, FIFO, socket: opened and written in place
+  standard_output, // "-", /dev/stdout, /dev/fd/1, ...: descriptor 1
+  descriptor       // /dev/stderr, /dev/fd/N, /proc/self/fd/N (N != 1): a duplicate of descriptor N
 };
 
 struct output_plan {
   std::string path;    // as given (used in messages)
   std::string target;  // the file actually written (links resolved as the kernel would)
   output_mode mode = output_mode::replace;
+  int fd = -1;  // standard_output and descriptor: the process's descriptor written
 };
 
 // Checks `path` as described above without creating anything; `inputs` are files the
