@@ -324,3 +324,29 @@ TEST(ShuffleFileCli, ErrorsAreOneLine) {
     EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
   }
 }
+
+// A cut-off or corrupt .gz input is an error (it was read as if it ended there: exit 0 and a
+// cut-off last record): one line naming the file, no output created, an old one untouched.
+TEST(ShuffleFileCli, ATruncatedGzipInputIsAnError) {
+  temp_dir dir;
+  write_file(dir / "in.txt", numbered(100'000));
+  ASSERT_EQ(fairdeck::testing::run_shell("gzip -c " + (dir / "in.txt") + " > " + (dir / "in.txt.gz")).exit_code, 0);
+  const std::string gz = slurp(dir / "in.txt.gz");
+  write_file(dir / "trunc.gz", gz.substr(0, gz.size() / 2));
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 6] ^= 1;  // the CRC-32 in the trailer
+  write_file(dir / "crc.gz", bad_crc);
+  write_file(dir / "old.txt", "keep me\n");
+  for (const auto& [name, needle] : {std::pair{"trunc.gz", "unexpected end of file"}, std::pair{"crc.gz", "crc.gz"}}) {
+    SCOPED_TRACE(name);
+    for (const std::string out : {"new.txt", "old.txt"}) {
+      const auto r = run_cli("shuffle-file --seed 1 " + (dir / name) + " -o " + (dir / out));
+      EXPECT_NE(r.exit_code, 0) << r.err;
+      EXPECT_TRUE(one_error_line(r.err)) << r.err;
+      EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("'" + (dir / name) + "'"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(dir / "new.txt"));
+    EXPECT_TRUE(slurp(dir / "old.txt") == "keep me\n");  // (no diff of 500 KB)
+  }
+}
