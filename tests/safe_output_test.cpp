@@ -446,3 +446,21 @@ TEST(SafeOutput, OwnDescriptorsAreWrittenAtTheirOffset) {
   EXPECT_EQ(kind_of_failure("/dev/fd/" + std::to_string(ro)), output_error_kind::io);  // closed now: EBADF
   EXPECT_EQ(dir.entries(), 1u);
 }
+
+// A replaced file keeps its owner and group as well as its mode (root only: others may not
+// give a file away; then the new file is theirs, as any file they write).
+TEST(SafeOutput, AReplacedFileKeepsItsOwner) {
+  if (::geteuid() != 0) GTEST_SKIP() << "keeping another user's ownership needs root";
+  temp_dir dir;
+  const std::string path = dir / "owned.txt";
+  fairdeck::testing::write_file(path, "old");
+  if (::chown(path.c_str(), 65534, 65534) != 0) GTEST_SKIP() << "chown to 65534: " << std::strerror(errno);
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  fairdeck::write_output_file(path, "new");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(slurp(path), "new");
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_gid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+}

@@ -180,6 +180,15 @@ struct safe_output::state {
       if (fd < 0) fail(kind_of(errno), plan.path, errno, "create a file next to");
       slot = register_partial(temp);
     }
+    // A replaced file keeps its owner and group (where this process may give them: root, or
+    // its own file and a group it is in; EPERM otherwise, EINVAL for an id not mapped in this
+    // user namespace: then the new file is the caller's), then its mode (after: fchown
+    // clears the set-user-ID and set-group-ID bits).
+    if (exists && ::fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM && errno != EINVAL) {
+      const int err = errno;
+      drop();
+      fail(output_error_kind::io, plan.path, err, "set the owner of");
+    }
     if (exists && ::fchmod(fd, st.st_mode & 07777) != 0) {
       const int err = errno;
       drop();

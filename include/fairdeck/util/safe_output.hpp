@@ -13,7 +13,8 @@
 //    `<name>.<random>.fairdeck-partial` in the same folder (so rename(2) never crosses file
 //    systems); commit() flushes, fsync(2)s the file, close(2)s it (checked), rename(2)s it
 //    over the target and fsync(2)s the folder. Before commit() the old file, if any, is
-//    untouched; after it the new one is complete and durable. A replaced file keeps its mode;
+//    untouched; after it the new one is complete and durable. A replaced file keeps its mode
+//    and, where the caller may give them (root; else EPERM is ignored), its owner and group;
 //    a new one gets 0666 & ~umask, like any file the user creates.
 //  * Devices, FIFOs, sockets and "-" (standard output) are written through, never replaced:
 //    a pipe works. They are opened lazily at the first write, so a FIFO with no reader does not
