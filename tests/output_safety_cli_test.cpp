@@ -355,3 +355,34 @@ TEST(OutputSafety, DevStdoutContinuesTheShellsDescriptor) {
   EXPECT_EQ(slurp(in), numbers(1, 50));
   EXPECT_EQ(dir.partial_files(), 0);
 }
+
+// The folder is synced after the rename even where it cannot be opened (a 0733 folder of
+// another user): syncfs through the new file instead. Seen with strace, run as root with
+// the command as nobody; skipped elsewhere.
+TEST(OutputSafety, TheRenameIsSyncedWhenTheFolderCannotBeOpened) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (to run the command as another user)";
+  if (fairdeck::testing::run_shell("command -v strace && command -v setpriv").exit_code != 0)
+    GTEST_SKIP() << "needs strace and setpriv";
+  counting_dir dir;
+  ASSERT_EQ(::chmod(dir.path.c_str(), 0755), 0);
+  const auto drop = dir / "drop";
+  fs::create_directory(drop);
+  ASSERT_EQ(::chmod(drop.c_str(), 0733), 0);  // others may create files there, not list it
+  const auto in = dir / "in.txt";
+  fairdeck::testing::write_file(in, numbers(1, 100));
+  const auto trace = dir / "trace.txt";
+  const auto r = fairdeck::testing::run_shell("strace -f -qq -e trace=fsync,syncfs -o " + trace +
+                                              " setpriv --reuid=65534 --regid=65534 --clear-groups " + FAIRDECK_CLI +
+                                              " shuffle-file --seed 1 " + in + " -o " + drop + "/out.txt 2>&1");
+  if (r.out.find("Operation not permitted") != std::string::npos) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(sorted_lines(slurp(drop + "/out.txt")), sorted_lines(numbers(1, 100)));
+  std::istringstream calls(slurp(trace));
+  int syncs = 0;
+  for (std::string line; std::getline(calls, line);)
+    if (line.find("syncfs(") != std::string::npos) {
+      ++syncs;
+      EXPECT_TRUE(line.ends_with(" = 0")) << line;
+    }
+  EXPECT_EQ(syncs, 1) << slurp(trace);
+}

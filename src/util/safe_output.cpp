@@ -28,6 +28,17 @@ using output_detail::parent_of;
 
 constexpr std::size_t buffer_size = 1 << 20;
 
+// A descriptor closed when it goes out of scope (-1: none).
+struct fd_holder {
+  int fd = -1;
+  fd_holder() = default;
+  fd_holder(const fd_holder&) = delete;
+  fd_holder& operator=(const fd_holder&) = delete;
+  ~fd_holder() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 // ---- registry of live temporary files, read by remove_partial_outputs() in a signal handler
 struct partial_slot {
   std::atomic<int> state{0};  // 0 free, 1 being filled, 2 live
@@ -307,10 +318,17 @@ void safe_output::commit() {
       s.fd = -1;
       return;
     }
+    // The rename is made durable by an fsync of the folder or, where the folder cannot be
+    // opened (a 0733 drop folder of another user), by a syncfs through the file itself,
+    // kept open for it past its close below.
+    fd_holder dir, keep;
     if (s.plan.mode == output_mode::replace) {
       s.close_direct();
       if (::fsync(s.fd) != 0) fail(output_error_kind::io, s.plan.path, errno, "sync");
       if (s.anonymous) s.link_anonymous();
+      dir.fd = ::open(parent_of(s.plan.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dir.fd < 0 && (keep.fd = ::fcntl(s.fd, F_DUPFD_CLOEXEC, 3)) < 0)
+        fail(output_error_kind::io, s.plan.path, errno, "sync the folder of");
     }
     const int fd = s.fd;
     s.fd = -1;
@@ -320,12 +338,10 @@ void safe_output::commit() {
       unregister_partial(s.slot);
       s.slot = -1;
       s.temp.clear();
-      const int dfd = ::open(parent_of(s.plan.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (dfd >= 0) {
-        const int r = ::fsync(dfd);
-        const int err = errno;
-        ::close(dfd);
-        if (r != 0 && err != EINVAL) fail(output_error_kind::io, s.plan.path, err, "sync the folder of");
+      if (dir.fd >= 0) {
+        if (::fsync(dir.fd) != 0 && errno != EINVAL) fail(output_error_kind::io, s.plan.path, errno, "sync the folder of");
+      } else if (::syncfs(keep.fd) != 0) {
+        fail(output_error_kind::io, s.plan.path, errno, "sync the file system of");
       }
     }
     s.done = true;

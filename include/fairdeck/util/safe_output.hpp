@@ -12,7 +12,9 @@
 //  * Regular files and new paths are replaced atomically: bytes go to a temporary file
 //    `<name>.<random>.fairdeck-partial` in the same folder (so rename(2) never crosses file
 //    systems); commit() flushes, fsync(2)s the file, close(2)s it (checked), rename(2)s it
-//    over the target and fsync(2)s the folder. Before commit() the old file, if any, is
+//    over the target and fsync(2)s the folder (where the folder cannot be opened, e.g. a 0733
+//    drop folder of another user, syncfs(2) through the file instead; a failure of either is
+//    an error). Before commit() the old file, if any, is
 //    untouched; after it the new one is complete and durable. A replaced file keeps its mode
 //    and, where the caller may give them (root; else EPERM is ignored), its owner and group;
 //    a new one gets 0666 & ~umask, like any file the user creates.
