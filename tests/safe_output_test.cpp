@@ -464,3 +464,17 @@ TEST(SafeOutput, AReplacedFileKeepsItsOwner) {
   EXPECT_EQ(st.st_gid, 65534u);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
 }
+
+// A path ending in '/' names a folder, as for the kernel: never a file created without it.
+TEST(SafeOutput, APathEndingInASlashIsAFolder) {
+  temp_dir dir;
+  fairdeck::testing::write_file(dir / "file.txt", "kept");
+  EXPECT_THROW((void)fairdeck::check_output_path("new.txt/"), output_error);
+  EXPECT_THROW((void)fairdeck::check_output_path(dir / "new.txt/"), output_error);
+  EXPECT_EQ(kind_of_failure(dir / "missing/new.txt/"), output_error_kind::no_parent);
+  EXPECT_EQ(kind_of_failure(dir / "new.txt/"), output_error_kind::is_directory);
+  EXPECT_EQ(kind_of_failure(dir / "file.txt/"), output_error_kind::no_parent);  // ENOTDIR, as open(2)
+  EXPECT_EQ(kind_of_failure(dir.path.string() + "/"), output_error_kind::is_directory);
+  EXPECT_EQ(slurp(dir / "file.txt"), "kept");
+  EXPECT_EQ(dir.entries(), 1u);
+}

@@ -146,6 +146,13 @@ output_plan check_output_path(const std::string& path, std::span<const std::stri
   int own_fd = -1;
   const std::string real = follow_as_the_kernel_would(path, &own_fd);
   struct stat st {};
+  if (path.back() == '/') {  // names a folder for the kernel too: never a file made without the '/'
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    const int err = exists ? 0 : errno;
+    if (err == ENOTDIR) fail(output_error_kind::no_parent, path, ENOTDIR);
+    if (err == ENOENT && ::stat(parent_of(real).c_str(), &st) != 0) fail(output_error_kind::no_parent, path, ENOENT);
+    fail(output_error_kind::is_directory, path, EISDIR);
+  }
   if (own_fd >= 0) return descriptor_plan(path, own_fd);
   // A device, FIFO or socket (also behind a link) is written through; only regular files and
   // new paths are replaced, wherever they are (/dev/shm too).

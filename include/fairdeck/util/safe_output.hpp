@@ -4,8 +4,9 @@
 // Guarantees of fairdeck::safe_output (POSIX):
 //  * Checked early. The constructor validates the path at once and throws output_error with a
 //    distinct kind: empty_path, no_parent (the folder does not exist or is not a folder),
-//    is_directory, not_writable, same_as_input (st_dev/st_ino equal to one of the given
-//    inputs, so `--input dk.txt --html dk.txt` cannot overwrite the decks), unsafe_link
+//    is_directory (also a path ending in '/': it names a folder, as for the kernel),
+//    not_writable, same_as_input (st_dev/st_ino equal to one of the given inputs, so
+//    `--input dk.txt --html dk.txt` cannot overwrite the decks), unsafe_link
 //    (another user's symbolic link in a sticky world-writable folder: see below). For a regular file
 //    (or a new path) it also creates the temporary file, so a permission or read-only-disk
 //    problem shows up before any computation, not after it.
