@@ -192,4 +192,15 @@ output_plan check_output_path(const std::string& path, std::span<const std::stri
   return plan;
 }
 
+bool same_output_target(const output_plan& a, const output_plan& b) {
+  if (a.fd >= 0 && a.fd == b.fd) return true;
+  if (a.fd < 0 && b.fd < 0 && a.target == b.target) return true;
+  const auto identify = [](const output_plan& p, struct stat& st) {
+    return (p.fd >= 0 ? ::fstat(p.fd, &st) : ::stat(p.target.c_str(), &st)) == 0;
+  };
+  struct stat sa {
+  }, sb{};
+  return identify(a, sa) && identify(b, sb) && same_file(sa, sb);
+}
+
 }  // namespace fairdeck

@@ -110,6 +110,11 @@ struct output_plan {
 // command reads ("-" = standard input, compared through fstat(0)). Throws output_error.
 [[nodiscard]] output_plan check_output_path(const std::string& path, std::span<const std::string> inputs = {});
 
+// Whether two checked paths write the same file: the same descriptor, the same target
+// path (also a new one), or the same existing file (st_dev/st_ino: a hard link, "-" and
+// /dev/stdout, /dev/stdout and /dev/fd/3 after 3>&1, a pipe or terminal both are on).
+[[nodiscard]] bool same_output_target(const output_plan& a, const output_plan& b);
+
 class safe_output {
  public:
   // Checks the path (check_output_path) and, in replace mode, creates the temporary file.
