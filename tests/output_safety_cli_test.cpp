@@ -267,3 +267,122 @@ TEST(OutputSafety, AnotherUsersLinkInAStickyFolderIsNotFollowed) {
   EXPECT_TRUE(fs::is_symlink(shared + "/mine.txt"));
   EXPECT_EQ(slurp(dir / "mine.txt").size(), 6u);
 }
+
+namespace {
+
+// The lines of `text`, sorted.
+std::vector<std::string> sorted_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+std::string numbers(int from, int to) {
+  std::string s;
+  for (int i = from; i <= to; ++i) s += std::to_string(i) + "\n";
+  return s;
+}
+
+// A fresh folder under /dev/shm ("" when there is none), removed with what it holds.
+struct shm_dir {
+  std::string path = "/dev/shm/fairdeck_output_safety_XXXXXX";
+  shm_dir() {
+    if (::mkdtemp(path.data()) == nullptr) path.clear();
+  }
+  ~shm_dir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+  shm_dir(const shm_dir&) = delete;
+  shm_dir& operator=(const shm_dir&) = delete;
+};
+
+}  // namespace
+
+// A regular file under /dev (here /dev/shm) is replaced whole like any other: a longer old
+// file keeps none of its lines, and `-o IN` shuffles IN in place (it was written through, in
+// place and without truncation, over the very pages the shuffle was still reading).
+TEST(OutputSafety, RegularFilesUnderDevAreReplacedWhole) {
+  shm_dir shm;
+  if (shm.path.empty()) GTEST_SKIP() << "no /dev/shm here";
+  const std::string in = shm.path + "/in.txt", out = shm.path + "/out.txt";
+  fairdeck::testing::write_file(in, numbers(1, 10));
+  fairdeck::testing::write_file(out, numbers(1, 100000));
+  auto r = run_cli("shuffle-file --seed 1 " + in + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(sorted_lines(slurp(out)), sorted_lines(numbers(1, 10)));
+  const std::string big = numbers(1, 200000);
+  fairdeck::testing::write_file(in, big);
+  r = run_cli("shuffle-file --seed 1 " + in + " -o " + in);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string after = slurp(in);
+  EXPECT_NE(after, big);
+  EXPECT_EQ(sorted_lines(after), sorted_lines(big));
+}
+
+// /dev/stdout (and /dev/fd/N, /proc/self/fd/N) is the descriptor the shell gave: written
+// where it stands, so what the shell wrote before stays and `>>` appends.
+TEST(OutputSafety, DevStdoutContinuesTheShellsDescriptor) {
+  counting_dir dir;
+  const auto in = dir / "in.txt";
+  const auto f = dir / "f.txt";
+  fairdeck::testing::write_file(in, numbers(1, 50));
+  const std::string cli = std::string(FAIRDECK_CLI) + " shuffle-file --seed 1 " + in;
+  for (const auto& [out, extra] : {std::pair{"/dev/stdout", ""}, std::pair{"/proc/self/fd/1", ""},
+                                   std::pair{"/dev/fd/3", " 3>&1"}}) {
+    SCOPED_TRACE(out);
+    auto r = fairdeck::testing::run_shell("{ echo h; " + cli + " -o " + out + extra + "; } > " + f);
+    ASSERT_EQ(r.exit_code, 0);
+    const std::string text = slurp(f);
+    EXPECT_TRUE(text.starts_with("h\n")) << text.substr(0, 20);
+    EXPECT_EQ(sorted_lines(text), sorted_lines("h\n" + numbers(1, 50)));
+    fairdeck::testing::write_file(f, "old\n");
+    r = fairdeck::testing::run_shell(cli + " -o " + out + " >> " + f + extra);
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_TRUE(slurp(f).starts_with("old\n")) << slurp(f).substr(0, 20);
+    EXPECT_EQ(sorted_lines(slurp(f)), sorted_lines("old\n" + numbers(1, 50)));
+  }
+  // a closed standard output, or one open only for reading: one line, exit 1, nothing written
+  for (const std::string& redirect : std::vector<std::string>{">&-", "1<" + in}) {
+    SCOPED_TRACE(redirect);
+    const auto r = run_cli("shuffle-file --seed 1 " + in + " -o /dev/stdout " + redirect);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(fairdeck::testing::one_error_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("'/dev/stdout'"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(slurp(in), numbers(1, 50));
+  EXPECT_EQ(dir.partial_files(), 0);
+}
+
+// The folder is synced after the rename even where it cannot be opened (a 0733 folder of
+// another user): syncfs through the new file instead. Seen with strace, run as root with
+// the command as nobody; skipped elsewhere.
+TEST(OutputSafety, TheRenameIsSyncedWhenTheFolderCannotBeOpened) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (to run the command as another user)";
+  if (fairdeck::testing::run_shell("command -v strace && command -v setpriv").exit_code != 0)
+    GTEST_SKIP() << "needs strace and setpriv";
+  counting_dir dir;
+  ASSERT_EQ(::chmod(dir.path.c_str(), 0755), 0);
+  const auto drop = dir / "drop";
+  fs::create_directory(drop);
+  ASSERT_EQ(::chmod(drop.c_str(), 0733), 0);  // others may create files there, not list it
+  const auto in = dir / "in.txt";
+  fairdeck::testing::write_file(in, numbers(1, 100));
+  const auto trace = dir / "trace.txt";
+  const auto r = fairdeck::testing::run_shell("strace -f -qq -e trace=fsync,syncfs -o " + trace +
+                                              " setpriv --reuid=65534 --regid=65534 --clear-groups " + FAIRDECK_CLI +
+                                              " shuffle-file --seed 1 " + in + " -o " + drop + "/out.txt 2>&1");
+  if (r.out.find("Operation not permitted") != std::string::npos) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(sorted_lines(slurp(drop + "/out.txt")), sorted_lines(numbers(1, 100)));
+  std::istringstream calls(slurp(trace));
+  int syncs = 0;
+  for (std::string line; std::getline(calls, line);)
+    if (line.find("syncfs(") != std::string::npos) {
+      ++syncs;
+      EXPECT_TRUE(line.ends_with(" = 0")) << line;
+    }
+  EXPECT_EQ(syncs, 1) << slurp(trace);
+}

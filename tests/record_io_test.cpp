@@ -243,3 +243,36 @@ TEST_F(RecordIo, MappedBlocksMixWithReadBlocksAndKeepTheBytes) {
   std::string small(200, '\0');
   EXPECT_THROW((void)l.read_records(small.data(), 200, 1), record_too_long);
 }
+
+// A .gz input that ends early (a cut-off download) is an input error naming the file, for
+// next() and read_records alike: zlib's gzread reports it only through gzerror, after
+// handing out what it could decompress, and gzclose returns it again.
+TEST_F(RecordIo, ATruncatedGzipInputIsAnError) {
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += std::to_string(i) + "\n";
+  const auto whole = gz_file("whole.gz", text);
+  std::ifstream in(whole, std::ios::binary);
+  const std::string gz((std::istreambuf_iterator<char>(in)), {});
+  for (const std::size_t keep : {gz.size() / 2, gz.size() - 4, std::size_t{12}}) {
+    SCOPED_TRACE(keep);
+    const auto cut = file("cut.gz", gz.substr(0, keep));
+    const std::string want = "'" + cut + "': unexpected end of file (truncated gzip data)";
+    try {
+      record_reader r({cut}, record_format{}, 100);
+      std::string_view rec;
+      while (r.next(rec)) {
+      }
+      ADD_FAILURE() << "next() read to the end";
+    } catch (const input_error& e) {
+      EXPECT_EQ(std::string(e.what()), want);
+    }
+    try {
+      record_reader r({cut, file("after.txt", "x\n")}, record_format{}, 100);
+      std::uint64_t n = 0;
+      (void)read_all(r, 4096, 1, &n);
+      ADD_FAILURE() << "read_records read to the end";
+    } catch (const input_error& e) {
+      EXPECT_EQ(std::string(e.what()), want);
+    }
+  }
+}

@@ -222,7 +222,7 @@ TEST(SafeOutput, LinksTheKernelWouldFollowStillWork) {
   // a device through another user's link outside sticky folders, and /dev/stdout itself
   plant("/dev/null", dir / "null", *other);
   EXPECT_NO_THROW(fairdeck::write_output_file(dir / "null", "gone"));
-  EXPECT_EQ(fairdeck::check_output_path("/dev/stdout").mode, fairdeck::output_mode::write_through);
+  EXPECT_EQ(fairdeck::check_output_path("/dev/stdout").mode, fairdeck::output_mode::standard_output);
 }
 
 TEST(SafeOutput, DevicesAndFifosAreWrittenThrough) {
@@ -393,5 +393,88 @@ TEST(SafeOutput, AReservedRangeOnAFullDiskFailsAndLeavesTheOldFile) {
     }
   }  // destroyed without commit
   EXPECT_EQ(slurp(path), "old");
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+// A regular file is replaced wherever it lives, /dev/shm included (it was written through
+// there, in place and without truncation), and its same-as-input check applies.
+TEST(SafeOutput, ARegularFileUnderDevIsReplacedWhole) {
+  std::string shm = "/dev/shm/fairdeck_safe_output_XXXXXX";
+  if (::mkdtemp(shm.data()) == nullptr) GTEST_SKIP() << "no /dev/shm here: " << std::strerror(errno);
+  const std::string path = shm + "/out.txt";
+  fairdeck::testing::write_file(path, std::string(100000, 'x'));
+  EXPECT_EQ(fairdeck::check_output_path(path).mode, fairdeck::output_mode::replace);
+  EXPECT_EQ(kind_of_failure(path, {path}), output_error_kind::same_as_input);
+  fairdeck::write_output_file(path, "short");
+  EXPECT_EQ(slurp(path), "short");
+  fs::remove_all(shm);
+}
+
+// /dev/fd/N and /proc/self/fd/N name this process's descriptor N: it is written through a
+// duplicate of it, at its offset and with its O_APPEND (opening the path anew would start at
+// offset 0, over what the descriptor had written); a closed or read-only one is an error.
+TEST(SafeOutput, OwnDescriptorsAreWrittenAtTheirOffset) {
+  temp_dir dir;
+  const std::string file = dir / "f.txt";
+  for (const int flags : {O_WRONLY | O_CREAT | O_TRUNC, O_WRONLY | O_CREAT | O_APPEND}) {
+    for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+      SCOPED_TRACE(prefix + ((flags & O_APPEND) != 0 ? " O_APPEND" : ""));
+      const int fd = ::open(file.c_str(), flags | O_CLOEXEC, 0644);
+      ASSERT_GE(fd, 0);
+      if ((flags & O_APPEND) != 0) fairdeck::testing::write_file(file, "old\n");
+      ASSERT_EQ(::write(fd, "head\n", 5), 5);
+      const auto plan = fairdeck::check_output_path(prefix + std::to_string(fd));
+      EXPECT_EQ(plan.mode, fairdeck::output_mode::descriptor);
+      EXPECT_EQ(plan.fd, fd);
+      fairdeck::write_output_file(prefix + std::to_string(fd), "body\n");
+      EXPECT_EQ(slurp(file), (flags & O_APPEND) != 0 ? "old\nhead\nbody\n" : "head\nbody\n");
+      EXPECT_EQ(::write(fd, "tail\n", 5), 5);  // the descriptor is still open, after the body
+      EXPECT_EQ(slurp(file), (flags & O_APPEND) != 0 ? "old\nhead\nbody\ntail\n" : "head\nbody\ntail\n");
+      ::close(fd);
+    }
+  }
+  const int ro = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(ro, 0);
+  try {
+    safe_output out("/dev/fd/" + std::to_string(ro));
+    ADD_FAILURE() << "a read-only descriptor was accepted";
+  } catch (const output_error& e) {
+    EXPECT_EQ(e.kind(), output_error_kind::not_writable) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not open for writing"), std::string::npos) << e.what();
+  }
+  ::close(ro);
+  EXPECT_EQ(kind_of_failure("/dev/fd/" + std::to_string(ro)), output_error_kind::io);  // closed now: EBADF
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+// A replaced file keeps its owner and group as well as its mode (root only: others may not
+// give a file away; then the new file is theirs, as any file they write).
+TEST(SafeOutput, AReplacedFileKeepsItsOwner) {
+  if (::geteuid() != 0) GTEST_SKIP() << "keeping another user's ownership needs root";
+  temp_dir dir;
+  const std::string path = dir / "owned.txt";
+  fairdeck::testing::write_file(path, "old");
+  if (::chown(path.c_str(), 65534, 65534) != 0) GTEST_SKIP() << "chown to 65534: " << std::strerror(errno);
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  fairdeck::write_output_file(path, "new");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(slurp(path), "new");
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_gid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+}
+
+// A path ending in '/' names a folder, as for the kernel: never a file created without it.
+TEST(SafeOutput, APathEndingInASlashIsAFolder) {
+  temp_dir dir;
+  fairdeck::testing::write_file(dir / "file.txt", "kept");
+  EXPECT_THROW((void)fairdeck::check_output_path("new.txt/"), output_error);
+  EXPECT_THROW((void)fairdeck::check_output_path(dir / "new.txt/"), output_error);
+  EXPECT_EQ(kind_of_failure(dir / "missing/new.txt/"), output_error_kind::no_parent);
+  EXPECT_EQ(kind_of_failure(dir / "new.txt/"), output_error_kind::is_directory);
+  EXPECT_EQ(kind_of_failure(dir / "file.txt/"), output_error_kind::no_parent);  // ENOTDIR, as open(2)
+  EXPECT_EQ(kind_of_failure(dir.path.string() + "/"), output_error_kind::is_directory);
+  EXPECT_EQ(slurp(dir / "file.txt"), "kept");
   EXPECT_EQ(dir.entries(), 1u);
 }

@@ -324,3 +324,56 @@ TEST(ShuffleFileCli, ErrorsAreOneLine) {
     EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
   }
 }
+
+// A cut-off or corrupt .gz input is an error (it was read as if it ended there: exit 0 and a
+// cut-off last record): one line naming the file, no output created, an old one untouched.
+TEST(ShuffleFileCli, ATruncatedGzipInputIsAnError) {
+  temp_dir dir;
+  write_file(dir / "in.txt", numbered(100'000));
+  ASSERT_EQ(fairdeck::testing::run_shell("gzip -c " + (dir / "in.txt") + " > " + (dir / "in.txt.gz")).exit_code, 0);
+  const std::string gz = slurp(dir / "in.txt.gz");
+  write_file(dir / "trunc.gz", gz.substr(0, gz.size() / 2));
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 6] ^= 1;  // the CRC-32 in the trailer
+  write_file(dir / "crc.gz", bad_crc);
+  write_file(dir / "old.txt", "keep me\n");
+  for (const auto& [name, needle] : {std::pair{"trunc.gz", "unexpected end of file"}, std::pair{"crc.gz", "crc.gz"}}) {
+    SCOPED_TRACE(name);
+    for (const std::string out : {"new.txt", "old.txt"}) {
+      const auto r = run_cli("shuffle-file --seed 1 " + (dir / name) + " -o " + (dir / out));
+      EXPECT_NE(r.exit_code, 0) << r.err;
+      EXPECT_TRUE(one_error_line(r.err)) << r.err;
+      EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("'" + (dir / name) + "'"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(dir / "new.txt"));
+    EXPECT_TRUE(slurp(dir / "old.txt") == "keep me\n");  // (no diff of 500 KB)
+  }
+}
+
+// --paired writes two outputs: the same one twice (also through another name for it, or
+// standard output as "-" and /dev/stdout) would interleave the pairs, so it is a usage
+// error; so is --json with the data on standard output through /dev/stdout.
+TEST(ShuffleFileCli, PairedOutputsMustDiffer) {
+  temp_dir dir;
+  write_file(dir / "a.txt", numbered(100, "a "));
+  write_file(dir / "b.txt", numbered(100, "b "));
+  const std::string paired = "shuffle-file --seed 1 --paired " + (dir / "a.txt") + " " + (dir / "b.txt");
+  for (const std::string& outs :
+       std::vector<std::string>{"-o - -o -", "-o /dev/stdout -o -", "-o - -o /proc/self/fd/1",
+                                "-o " + (dir / "x.txt") + " -o " + (dir / "./x.txt"), "-o /dev/stdout -o /dev/fd/3 3>&1"}) {
+    SCOPED_TRACE(outs);
+    const auto r = run_cli(paired + " " + outs);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(one_error_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("two different outputs"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  EXPECT_FALSE(fs::exists(dir / "x.txt"));
+  const auto r = run_cli("shuffle-file --seed 1 --json " + (dir / "a.txt") + " -o /dev/stdout");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("needs -o OUT"), std::string::npos) << r.err;
+  // two different outputs, also both discarded, are fine
+  EXPECT_EQ(run_cli(paired + " -o /dev/null -o /dev/null").exit_code, 0);
+  EXPECT_EQ(run_cli(paired + " -o " + (dir / "x.txt") + " -o /dev/stdout").exit_code, 0);
+}

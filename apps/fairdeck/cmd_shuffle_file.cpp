@@ -16,6 +16,7 @@
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <fmt/format.h>
 
@@ -65,6 +66,13 @@ safe_output open_output(const std::string& path, std::span<const std::string> in
   return safe_output(path, inputs);
 }
 
+// /dev/null (where two outputs may both go: nothing is kept to interleave).
+bool is_dev_null(const output_plan& plan) {
+  struct stat st {};
+  const int r = plan.fd >= 0 ? ::fstat(plan.fd, &st) : ::stat(plan.target.c_str(), &st);
+  return r == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+}
+
 // The peak resident memory of this program: VmHWM, the high-water mark of its own address
 // space. getrusage's ru_maxrss is the fallback: Linux carries into it the peak of the process
 // it was forked from, before exec (a test runner's or a big shell's pages).
@@ -102,9 +110,14 @@ int run_shuffle_file(const shuffle_file_options& o) {
   if (paired && o.record_size) throw usage_error("--paired works on lines (or -z records), not --records");
   if (!paired && o.inputs.empty()) throw usage_error("IN is required: a file, several files, or - for standard input");
   if (!paired && o.outputs.size() > 1) throw usage_error("-o is given once (twice only with --paired)");
-  if (o.json && (o.outputs.empty() || o.outputs[0] == "-" || (paired && o.outputs[1] == "-")))
+  if (o.json && (o.outputs.empty() || std::any_of(o.outputs.begin(), o.outputs.end(), [&](const std::string& p) {
+                   return same_output_target(check_output_path(p), check_output_path("-"));
+                 })))
     throw usage_error("--json prints a summary on standard output, so it needs -o OUT for the shuffled data");
-  if (paired && o.outputs[0] != "-" && o.outputs[0] == o.outputs[1]) throw usage_error("--paired needs two different outputs");
+  // Two outputs that are one file (also "-" and /dev/stdout) would interleave the pairs.
+  if (paired && same_output_target(check_output_path(o.outputs[0]), check_output_path(o.outputs[1])) &&
+      !is_dev_null(check_output_path(o.outputs[0])))
+    throw usage_error(fmt::format("--paired needs two different outputs: '{}' and '{}' are the same file", o.outputs[0], o.outputs[1]));
   std::uint64_t memory = 0;
   if (!o.memory.empty()) {
     memory = parse_byte_size(o.memory);

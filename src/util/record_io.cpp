@@ -153,6 +153,7 @@ struct record_reader::impl {
           throw input_error(fmt::format("cannot read {}: {}", input_name(in.path),
                                         err == Z_ERRNO ? std::strerror(errno) : msg));
         }
+        if (got == 0) check_gzip_end(in);
       } else {
         got = in.regular && threads > 1 && ask >= (std::size_t{8} << 20) ? parallel_read(in.fd, dst, ask, threads, stop)
                                                                           : ::read(in.fd, dst, ask);
@@ -186,12 +187,32 @@ struct record_reader::impl {
     buf.resize(static_cast<std::size_t>(std::min<std::uint64_t>(cap, std::max<std::uint64_t>(buf.size() * 2, 4096))));
   }
 
-  void close_current() {
+  // gzread returns 0 both at the end of the data and where the data stops early (a cut-off
+  // file): only gzerror tells them apart.
+  static void check_gzip_end(const input& in) {
+    int err = Z_OK;
+    const char* msg = gzerror(in.gz, &err);
+    if (err == Z_BUF_ERROR)
+      throw input_error(fmt::format("{}: unexpected end of file (truncated gzip data)", input_name(in.path)));
+    if (err != Z_OK)
+      throw input_error(fmt::format("cannot read {}: {}", input_name(in.path), err == Z_ERRNO ? std::strerror(errno) : msg));
+  }
+
+  // Closes the current input; `check`: a gzip input's gzclose result is an input error too
+  // (not from the destructor, which may run for another error).
+  void close_current(bool check = true) {
     input& in = inputs[current];
-    if (in.gz) gzclose(in.gz);
-    else if (in.own_fd) ::close(in.fd);
+    gzFile gz = in.gz;
+    if (!gz && in.own_fd) ::close(in.fd);
     in.gz = nullptr;
     in.fd = -1;
+    if (!gz) return;
+    const int r = gzclose(gz);
+    if (!check || r == Z_OK) return;
+    if (r == Z_BUF_ERROR)
+      throw input_error(fmt::format("{}: unexpected end of file (truncated gzip data)", input_name(in.path)));
+    throw input_error(fmt::format("cannot close {}: {}", input_name(in.path),
+                                  r == Z_ERRNO ? std::strerror(errno) : fmt::format("zlib error {}", r)));
   }
 };
 
@@ -243,7 +264,7 @@ record_reader::record_reader(std::vector<std::string> paths, record_format forma
 }
 
 record_reader::~record_reader() {
-  for (p_->current = 0; p_->current < p_->inputs.size(); ++p_->current) p_->close_current();
+  for (p_->current = 0; p_->current < p_->inputs.size(); ++p_->current) p_->close_current(false);
 }
 
 bool record_reader::next(std::string_view& record) {

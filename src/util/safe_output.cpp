@@ -16,111 +16,28 @@
 
 #include <fmt/format.h>
 
+#include "output_common.hpp"
+
 namespace fairdeck {
 namespace {
 
+using output_detail::base_of;
+using output_detail::fail;
+using output_detail::kind_of;
+using output_detail::parent_of;
+
 constexpr std::size_t buffer_size = 1 << 20;
 
-std::string shown(const std::string& path) { return path == "-" ? "standard output" : fmt::format("'{}'", path); }
-
-[[noreturn]] void fail(output_error_kind kind, const std::string& path, int err, std::string_view action = "write") {
-  throw output_error(kind, path, err, fmt::format("cannot {} {}: {}", action, shown(path), std::strerror(err)));
-}
-
-output_error_kind kind_of(int err) {
-  switch (err) {
-    case EACCES: case EPERM: case EROFS: return output_error_kind::not_writable;
-    case EISDIR: return output_error_kind::is_directory;
-    case ENOENT: case ENOTDIR: return output_error_kind::no_parent;
-    default: return output_error_kind::io;
+// A descriptor closed when it goes out of scope (-1: none).
+struct fd_holder {
+  int fd = -1;
+  fd_holder() = default;
+  fd_holder(const fd_holder&) = delete;
+  fd_holder& operator=(const fd_holder&) = delete;
+  ~fd_holder() {
+    if (fd >= 0) ::close(fd);
   }
-}
-
-std::string parent_of(const std::string& p) {
-  const auto slash = p.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return p.substr(0, slash);
-}
-
-std::string base_of(const std::string& p) {
-  const auto slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
-
-// The kernel's fs.protected_symlinks rule (Documentation/admin-guide/sysctl/fs.rst; namei.c's
-// may_follow_link): a symbolic link in a sticky world-writable folder is followed only by its
-// owner or when the folder's owner owns it. Applied here whatever the sysctl says, so a link
-// another user planted in /tmp never redirects an output, on any machine.
-void check_may_follow(const std::string& path, const std::string& link, const struct stat& lst, const std::string& dir) {
-  if (lst.st_uid == ::geteuid()) return;
-  struct stat dst {};
-  if (::stat(dir.c_str(), &dst) != 0) return;  // the walk just came through it; the kernel reports what follows
-  if ((dst.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return;
-  if (dst.st_uid == lst.st_uid) return;
-  const bool is_the_path = link == path || (path.front() != '/' && link.ends_with("/" + path));
-  throw output_error(output_error_kind::unsafe_link, path, EACCES,
-                     fmt::format("refusing to follow the symbolic link '{}'{}: it is in the sticky world-writable folder "
-                                 "'{}' and belongs to neither you nor the folder's owner (the kernel's protected_symlinks "
-                                 "rule); remove the link or choose another output path",
-                                 link, is_the_path ? "" : fmt::format(" on the way to {}", shown(path)), dir));
-}
-
-// The path the kernel would reach for `path`, walked one component at a time: every symbolic
-// link met (in the middle or at the end, also a dangling one) is checked by check_may_follow
-// before it is followed, so the result holds no link the rule refuses — and no link at all
-// up to the first missing component. Where a component is missing or not a folder the rest is
-// appended as given (the caller's own calls then report it as the kernel does).
-std::string follow_as_the_kernel_would(const std::string& path) {
-  std::vector<std::string> todo;  // components still to walk, the next one last
-  auto push_front = [&todo](const std::string& p) {
-    std::vector<std::string> parts;
-    for (std::size_t at = 0; at <= p.size();) {
-      const std::size_t slash = std::min(p.find('/', at), p.size());
-      if (slash > at) parts.push_back(p.substr(at, slash - at));
-      at = slash + 1;
-    }
-    todo.insert(todo.end(), parts.rbegin(), parts.rend());
-  };
-  std::string cur;  // the folder reached so far, without links; "" is the root
-  if (path.front() != '/') {
-    std::array<char, PATH_MAX> buf{};
-    if (::getcwd(buf.data(), buf.size()) == nullptr) return path;
-    cur = buf.data();
-    if (cur == "/") cur.clear();
-  }
-  push_front(path);
-  int links = 0;
-  while (!todo.empty()) {
-    std::string comp = std::move(todo.back());
-    todo.pop_back();
-    if (comp == ".") continue;
-    if (comp == "..") {
-      cur.erase(std::min(cur.size(), cur.rfind('/')));  // cur has no links: its parent is textual
-      continue;
-    }
-    const std::string next = cur + "/" + comp;
-    struct stat st {};
-    if (::lstat(next.c_str(), &st) != 0 || (!S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode) && !todo.empty())) {
-      std::string rest = next;  // missing, or a file used as a folder: the kernel will say so
-      for (auto it = todo.rbegin(); it != todo.rend(); ++it) rest += "/" + *it;
-      return rest;
-    }
-    if (!S_ISLNK(st.st_mode)) {
-      cur = next;
-      continue;
-    }
-    check_may_follow(path, next, st, cur.empty() ? "/" : cur);
-    if (++links > 40) fail(output_error_kind::io, path, ELOOP, "resolve");
-    std::array<char, PATH_MAX> buf{};
-    const ssize_t n = ::readlink(next.c_str(), buf.data(), buf.size() - 1);
-    if (n <= 0) fail(output_error_kind::io, path, n < 0 ? errno : ENOENT, "resolve");
-    const std::string text(buf.data(), static_cast<std::size_t>(n));
-    if (text.front() == '/') cur.clear();
-    push_front(text);
-  }
-  return cur.empty() ? "/" : cur;
-}
+};
 
 // ---- registry of live temporary files, read by remove_partial_outputs() in a signal handler
 struct partial_slot {
@@ -153,58 +70,7 @@ std::string temp_name(const std::string& target) {
   return fmt::format("{}/{}.{:06x}.fairdeck-partial", parent_of(target), base_of(target), mix & 0xFFFFFF);
 }
 
-bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
-
 }  // namespace
-
-output_plan check_output_path(const std::string& path, std::span<const std::string> inputs) {
-  if (path.empty()) throw output_error(output_error_kind::empty_path, path, 0, "an output path is empty: give a file name");
-  output_plan plan{path, path, output_mode::standard_output};
-  if (path == "-") return plan;
-  // Every link on the way is checked first (check_may_follow): also those the kernel follows
-  // itself when a device or FIFO is opened through the path as given.
-  const std::string real = follow_as_the_kernel_would(path);
-  struct stat st {};
-  // A device, FIFO or socket (also behind a link, e.g. /dev/stdout -> /proc/self/fd/1 ->
-  // "pipe:[…]"), and anything under /dev or /proc (/dev/stdout redirected to a file), is
-  // written through the path as given; only regular files and new paths use the resolved one.
-  const bool special = path.starts_with("/dev/") || path.starts_with("/proc/");
-  if (::stat(path.c_str(), &st) == 0 && (special || !S_ISREG(st.st_mode)) && !S_ISDIR(st.st_mode)) {
-    plan.mode = output_mode::write_through;
-    if (::access(path.c_str(), W_OK) != 0) fail(kind_of(errno), path, errno);
-    struct stat rst {};
-    if (!special && ::stat(real.c_str(), &rst) == 0 && same_file(rst, st)) plan.target = real;
-    return plan;
-  }
-  plan.target = real;
-  if (::stat(plan.target.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) fail(output_error_kind::is_directory, path, EISDIR);
-    plan.mode = S_ISREG(st.st_mode) ? output_mode::replace : output_mode::write_through;
-    if (::access(plan.target.c_str(), W_OK) != 0) fail(kind_of(errno), path, errno);
-    if (plan.mode == output_mode::replace) {
-      for (const auto& in : inputs) {
-        struct stat ist {};
-        const int r = in == "-" ? ::fstat(STDIN_FILENO, &ist) : ::stat(in.c_str(), &ist);
-        if (r == 0 && same_file(st, ist))
-          throw output_error(output_error_kind::same_as_input, path, 0,
-                             fmt::format("{} is the same file as the input {}: refusing to overwrite it; choose another output file",
-                                         shown(path), in == "-" ? "standard input" : fmt::format("'{}'", in)));
-      }
-    }
-  } else if (errno != ENOENT) {
-    fail(kind_of(errno), path, errno);
-  } else {
-    plan.mode = output_mode::replace;
-  }
-  if (plan.mode == output_mode::replace) {
-    const std::string dir = parent_of(plan.target);
-    struct stat dst {};
-    if (::stat(dir.c_str(), &dst) != 0) fail(output_error_kind::no_parent, path, errno);
-    if (!S_ISDIR(dst.st_mode)) fail(output_error_kind::no_parent, path, ENOTDIR);
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) fail(kind_of(errno), path, errno);
-  }
-  return plan;
-}
 
 struct safe_output::state {
   output_plan plan;
@@ -291,6 +157,14 @@ struct safe_output::state {
       fd = STDOUT_FILENO;
       return;
     }
+    if (plan.mode == output_mode::descriptor) {
+      // What stdio holds for standard output goes first, should both be the same file (its
+      // failure stays in stdout's error flag, for whoever reports standard output).
+      (void)std::fflush(stdout);
+      fd = ::fcntl(plan.fd, F_DUPFD_CLOEXEC, 3);
+      if (fd < 0) fail(kind_of(errno), plan.path, errno);
+      return;
+    }
     // What was checked is what is opened: a target that was no link then must be none now
     // (a FIFO another user owns in /tmp, replaced by a link in the meantime).
     fd = ::open(plan.target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | (target_was_link ? 0 : O_NOFOLLOW));
@@ -316,6 +190,15 @@ struct safe_output::state {
       }
       if (fd < 0) fail(kind_of(errno), plan.path, errno, "create a file next to");
       slot = register_partial(temp);
+    }
+    // A replaced file keeps its owner and group (where this process may give them: root, or
+    // its own file and a group it is in; EPERM otherwise, EINVAL for an id not mapped in this
+    // user namespace: then the new file is the caller's), then its mode (after: fchown
+    // clears the set-user-ID and set-group-ID bits).
+    if (exists && ::fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM && errno != EINVAL) {
+      const int err = errno;
+      drop();
+      fail(output_error_kind::io, plan.path, err, "set the owner of");
     }
     if (exists && ::fchmod(fd, st.st_mode & 07777) != 0) {
       const int err = errno;
@@ -343,7 +226,7 @@ struct safe_output::state {
     if (plan.mode == output_mode::replace && (anonymous || !temp.empty())) {
       if (fd >= 0) ::close(fd);  // an unnamed file vanishes with its descriptor
       if (!temp.empty()) ::unlink(temp.c_str());
-    } else if (fd >= 0 && plan.mode == output_mode::write_through) {
+    } else if (fd >= 0 && (plan.mode == output_mode::write_through || plan.mode == output_mode::descriptor)) {
       ::close(fd);
     }
     fd = -1;
@@ -435,10 +318,17 @@ void safe_output::commit() {
       s.fd = -1;
       return;
     }
+    // The rename is made durable by an fsync of the folder or, where the folder cannot be
+    // opened (a 0733 drop folder of another user), by a syncfs through the file itself,
+    // kept open for it past its close below.
+    fd_holder dir, keep;
     if (s.plan.mode == output_mode::replace) {
       s.close_direct();
       if (::fsync(s.fd) != 0) fail(output_error_kind::io, s.plan.path, errno, "sync");
       if (s.anonymous) s.link_anonymous();
+      dir.fd = ::open(parent_of(s.plan.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dir.fd < 0 && (keep.fd = ::fcntl(s.fd, F_DUPFD_CLOEXEC, 3)) < 0)
+        fail(output_error_kind::io, s.plan.path, errno, "sync the folder of");
     }
     const int fd = s.fd;
     s.fd = -1;
@@ -448,12 +338,10 @@ void safe_output::commit() {
       unregister_partial(s.slot);
       s.slot = -1;
       s.temp.clear();
-      const int dfd = ::open(parent_of(s.plan.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (dfd >= 0) {
-        const int r = ::fsync(dfd);
-        const int err = errno;
-        ::close(dfd);
-        if (r != 0 && err != EINVAL) fail(output_error_kind::io, s.plan.path, err, "sync the folder of");
+      if (dir.fd >= 0) {
+        if (::fsync(dir.fd) != 0 && errno != EINVAL) fail(output_error_kind::io, s.plan.path, errno, "sync the folder of");
+      } else if (::syncfs(keep.fd) != 0) {
+        fail(output_error_kind::io, s.plan.path, errno, "sync the file system of");
       }
     }
     s.done = true;

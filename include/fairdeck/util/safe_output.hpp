@@ -4,20 +4,32 @@
 // Guarantees of fairdeck::safe_output (POSIX):
 //  * Checked early. The constructor validates the path at once and throws output_error with a
 //    distinct kind: empty_path, no_parent (the folder does not exist or is not a folder),
-//    is_directory, not_writable, same_as_input (st_dev/st_ino equal to one of the given
-//    inputs, so `--input dk.txt --html dk.txt` cannot overwrite the decks), unsafe_link
+//    is_directory (also a path ending in '/': it names a folder, as for the kernel),
+//    not_writable, same_as_input (st_dev/st_ino equal to one of the given inputs, so
+//    `--input dk.txt --html dk.txt` cannot overwrite the decks), unsafe_link
 //    (another user's symbolic link in a sticky world-writable folder: see below). For a regular file
 //    (or a new path) it also creates the temporary file, so a permission or read-only-disk
 //    problem shows up before any computation, not after it.
 //  * Regular files and new paths are replaced atomically: bytes go to a temporary file
 //    `<name>.<random>.fairdeck-partial` in the same folder (so rename(2) never crosses file
 //    systems); commit() flushes, fsync(2)s the file, close(2)s it (checked), rename(2)s it
-//    over the target and fsync(2)s the folder. Before commit() the old file, if any, is
-//    untouched; after it the new one is complete and durable. A replaced file keeps its mode;
+//    over the target and fsync(2)s the folder (where the folder cannot be opened, e.g. a 0733
+//    drop folder of another user, syncfs(2) through the file instead; a failure of either is
+//    an error). Before commit() the old file, if any, is
+//    untouched; after it the new one is complete and durable. A replaced file keeps its mode
+//    and, where the caller may give them (root; else EPERM is ignored), its owner and group;
 //    a new one gets 0666 & ~umask, like any file the user creates.
 //  * Devices, FIFOs, sockets and "-" (standard output) are written through, never replaced:
-//    `--html /dev/stdout` or a pipe works. They are opened lazily at the first write, so a FIFO
-//    with no reader does not block the checks.
+//    a pipe works. They are opened lazily at the first write, so a FIFO with no reader does not
+//    block the checks. Only what is a device, FIFO or socket is: a regular file is replaced as
+//    above wherever it is, under /dev (/dev/shm) too.
+//  * This process's own descriptors, named /dev/stdout, /dev/stderr, /dev/fd/N or
+//    /proc/self/fd/N (also through links), are written through a duplicate of descriptor N
+//    (/dev/stdout: descriptor 1, like "-"), so the output continues where the shell's
+//    descriptor stands and keeps its O_APPEND: `{ echo head; fairdeck ... -o /dev/stdout; } > f`
+//    keeps the head, `>> f` appends. (Opening the path anew, as the kernel would, starts a
+//    new file description at offset 0.) A closed descriptor, or one not open for writing, is
+//    an error (kind io or not_writable).
 //  * Symbolic links are followed only as the kernel would with fs.protected_symlinks on,
 //    whatever that sysctl says: a link in a sticky world-writable folder (/tmp, /dev/shm) is
 //    followed only when it belongs to the caller (euid) or to the folder's owner; any other
@@ -81,20 +93,27 @@ class output_error : public std::runtime_error {
 
 // How a path will be written (see the guarantees above).
 enum class output_mode {
-  replace,        // regular file or new path: temp file + fsync + rename
-  write_through,  // device, FIFO, socket: opened and written in place
-  standard_output // "-"
+  replace,         // regular file or new path: temp file + fsync + rename
+  write_through,   // device, FIFO, socket: opened and written in place
+  standard_output, // "-", /dev/stdout, /dev/fd/1, ...: descriptor 1
+  descriptor       // /dev/stderr, /dev/fd/N, /proc/self/fd/N (N != 1): a duplicate of descriptor N
 };
 
 struct output_plan {
   std::string path;    // as given (used in messages)
   std::string target;  // the file actually written (links resolved as the kernel would)
   output_mode mode = output_mode::replace;
+  int fd = -1;  // standard_output and descriptor: the process's descriptor written
 };
 
 // Checks `path` as described above without creating anything; `inputs` are files the
 // command reads ("-" = standard input, compared through fstat(0)). Throws output_error.
 [[nodiscard]] output_plan check_output_path(const std::string& path, std::span<const std::string> inputs = {});
+
+// Whether two checked paths write the same file: the same descriptor, the same target
+// path (also a new one), or the same existing file (st_dev/st_ino: a hard link, "-" and
+// /dev/stdout, /dev/stdout and /dev/fd/3 after 3>&1, a pipe or terminal both are on).
+[[nodiscard]] bool same_output_target(const output_plan& a, const output_plan& b);
 
 class safe_output {
  public:
