@@ -196,9 +196,9 @@ class pg_backend final : public batch_backend, public transaction {
     forget_batch();
     tx_.open(*conn_);  // BEGIN goes with the first statement
   }
-  // A connection lost during COMMIT leaves the outcome unknown: the batch must not be run
-  // again (it may have committed), so this is not retryable; its writes answer 503 and a
-  // client's retry with the same Idempotency-Key finds the deal if it was stored.
+  // A connection lost during COMMIT leaves the outcome unknown (commit_outcome_unknown): the
+  // batch must not be run again (it may have committed); its writes answer 503 saying they may
+  // have been stored, and a client's retry with the same Idempotency-Key finds the deal if it was.
   // The writes whose answers nothing reads (the batch's records, the tables' rows, the tree's
   // nodes and head) go with COMMIT as one pipeline: one round trip. A statement refused in it
   // aborts the transaction before COMMIT runs: nothing is committed, and the committer reruns
@@ -221,7 +221,7 @@ class pg_backend final : public batch_backend, public transaction {
     } catch (const pqxx::broken_connection& e) {
       tx_.close();
       conn_.reset();
-      throw store_unavailable(
+      throw commit_outcome_unknown(
           scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
     }
     tx_.close();
@@ -360,8 +360,9 @@ class pg_backend final : public batch_backend, public transaction {
       rest_kept_rows();
       throw stale_rows();
     }
-    throw store_unavailable(committed ? "unexpected answer to the batch's checks; whether it committed is unknown"
-                                      : "unexpected answer to the batch's checks");
+    if (committed)
+      throw commit_outcome_unknown("unexpected answer to the batch's checks; whether it committed is unknown");
+    throw store_unavailable("unexpected answer to the batch's checks");
   }
   // Before anything else an optimistic batch sends ahead of its COMMIT (an idempotency key, a
   // record read, a table outside the batch): its checks, alone, then it goes on as a batch on

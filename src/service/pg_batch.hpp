@@ -34,7 +34,7 @@ namespace fairdeck::service::pg_db {
 // The writer's batch_backend::retryable: a failure after which nothing was committed and a
 // rerun of the whole batch may succeed — a deadlock or serialization failure (class 40), a
 // connection lost before COMMIT was sent (commit() turns one lost during COMMIT into
-// store_unavailable), kept rows found stale. Not 40003 (statement completion unknown): the
+// commit_outcome_unknown), kept rows found stale. Not 40003 (statement completion unknown): the
 // outcome is uncertain there, and a rerun could deal twice.
 [[nodiscard]] bool rerun_whole_batch(const std::exception& e) noexcept;
 
