@@ -4,8 +4,11 @@
 unknown: the connection is lost after the writer's COMMIT reached the server (a relay forwards
   it and drops the answer): the deal is stored, and the 503 says it may have been, never that
   nothing was; a retry with the same Idempotency-Key is answered from the stored deal.
+pipeline: the writer's pipeline on a live server (tests/service/pg_live_test.cpp, run from the
+  service test binary named by FAIRDECK_SERVICE_TESTS): a statement failing after a COMMIT that
+  succeeded is neither a refusal nor a reason to rerun the batch.
 Usage: pg_commit_test.py --bin build/release/fairdeckd SCENARIO (exit 77: skipped)."""
-import os, socket, sys, threading, urllib.parse
+import os, socket, subprocess, sys, threading, urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
@@ -93,5 +96,16 @@ def unknown(tmp):
         print("unknown: ok (503 'may have been stored', the deal stored once, the keyed retry answered from it)")
 
 
+def pipeline(tmp):
+    tests = os.environ.get("FAIRDECK_SERVICE_TESTS", "")
+    check(os.path.exists(tests), f"FAIRDECK_SERVICE_TESTS names no test binary: {tests!r}")
+    with pg_cluster(tmp) as (uri, _, _, _):
+        out = subprocess.run([tests, "--gtest_filter=PgLive.*"], env={**os.environ, "FAIRDECK_TEST_PG_URI": uri},
+                             capture_output=True, text=True, timeout=120)
+        print(out.stdout[-4000:], out.stderr[-2000:])
+        check(out.returncode == 0, "PgLive failed")
+        check("SKIPPED" not in out.stdout and "[  PASSED  ]" in out.stdout, "PgLive did not run")
+
+
 if __name__ == "__main__":
-    e2e.run_scenario({f.__name__: f for f in (unknown,)}, "fairdeckd-pgcommit-")
+    e2e.run_scenario({f.__name__: f for f in (unknown, pipeline)}, "fairdeckd-pgcommit-")
