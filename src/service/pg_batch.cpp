@@ -202,10 +202,9 @@ class pg_backend final : public batch_backend, public transaction {
   // the batch with a savepoint per write (refused()) to find whose row it was. An optimistic
   // batch's pipeline starts with its checks and ends, after COMMIT, by reading their verdict:
   // stale, its guarded writes wrote nothing (an empty transaction committed).
-  // Unknown whether it committed (commit_outcome_unknown: never rerun, its writes answer 503
-  // "may have been stored"): a connection lost once COMMIT was sent; the COMMIT's own error if
-  // neither a refusal nor a rerun (shutdown, cancel, I/O, internal, 40003); the optimistic verdict
-  // lost after a COMMIT that succeeded. A failure after a COMMIT that succeeded is never a refusal.
+  // Unknown whether it committed (commit_outcome_unknown: never rerun, 503 "may have been stored"):
+  // a connection lost once COMMIT was sent; the COMMIT's own error if neither a refusal nor a rerun
+  // (shutdown, cancel, I/O, internal, 40003); the verdict lost after a COMMIT that succeeded.
   void commit() override {
     tx_.ungate();
     const bool checked = !optimistic_.empty();
@@ -473,7 +472,9 @@ class pg_backend final : public batch_backend, public transaction {
 template <class Connection>
 std::unique_ptr<Connection> connect_as(const std::string& uri) {
   try {
-    return std::make_unique<Connection>(uri);
+    auto c = std::make_unique<Connection>(uri);
+    require_durable_commits(*c);  // an acknowledged write is durable whatever the database's default
+    return c;
   } catch (const std::exception& e) {
     throw store_unavailable(scrub_password(fmt::format("cannot connect to PostgreSQL: {}", first_line(e.what())), uri));
   }

@@ -18,6 +18,11 @@ writer_connection::writer_connection(const std::string& uri) : connection_base(p
 
 writer_connection::~writer_connection() noexcept { close(); }
 
+void require_durable_commits(pqxx::connection_base& c) {
+  const std::string level = c.get_variable("synchronous_commit");
+  if (level == "off" || level == "local" || level == "remote_write") c.set_variable("synchronous_commit", "on");
+}
+
 namespace {
 
 using result_ptr = std::unique_ptr<PGresult, decltype(&PQclear)>;

@@ -51,6 +51,12 @@ class writer_connection final : public pqxx::connection_base {
   keeping_policy policy_;
 };
 
+// Makes `c`'s commits wait for their WAL flush, and a synchronous standby's when there is one
+// (store.hpp: an acknowledged write is durable): a synchronous_commit of off, local or
+// remote_write — the server's, the database's or the role's default — becomes on for the
+// session (kept across libpqxx's reconnections); on and remote_apply are kept. One round trip.
+void require_durable_commits(pqxx::connection_base& c);
+
 // A pipeline's COMMIT (statement_pipeline::commit) succeeded, and a statement after it failed
 // or the connection was lost after its answer: the transaction committed. Neither a refusal nor
 // a reason to run the batch again (either would write it twice).

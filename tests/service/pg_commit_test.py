@@ -7,8 +7,11 @@ unknown: the connection is lost after the writer's COMMIT reached the server (a 
 pipeline: the writer's pipeline on a live server (tests/service/pg_live_test.cpp, run from the
   service test binary named by FAIRDECK_SERVICE_TESTS): a statement failing after a COMMIT that
   succeeded is neither a refusal nor a reason to rerun the batch.
+synchronous: a database (or role) whose synchronous_commit is off or local: an acknowledged
+  deal still waited for its commit to reach the synchronous standby (one named that never
+  comes: the deal waits until the name is removed).
 Usage: pg_commit_test.py --bin build/release/fairdeckd SCENARIO (exit 77: skipped)."""
-import os, socket, subprocess, sys, threading, urllib.parse
+import os, socket, subprocess, sys, threading, time, urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_test as e2e  # noqa: E402
@@ -107,5 +110,32 @@ def pipeline(tmp):
         check("SKIPPED" not in out.stdout and "[  PASSED  ]" in out.stdout, "PgLive did not run")
 
 
+def synchronous(tmp):
+    with pg_cluster(tmp) as (uri, _, _, psql):
+        key = os.path.join(tmp, "pg.key")
+        token = init(uri, "--key-file", key)
+        for weak, where in (("off", "DATABASE fairdeck"), ("local", "ROLE postgres")):
+            psql(f"ALTER {where} SET synchronous_commit = {weak}")  # role's beats the database's
+            srv = Server(uri, "--key-file", key, "--writers", "1")
+            table = f"sync-{weak}"
+            open_table(srv.conn(), token, table, ["p1"])
+            psql("ALTER SYSTEM SET synchronous_standby_names = 'fd_test_absent'")
+            psql("SELECT pg_reload_conf()")
+            time.sleep(1)  # the server's processes read the file
+            answer = []
+            waiter = threading.Thread(target=lambda: answer.append(deal(srv, token, table)))
+            waiter.start()
+            waiter.join(3)
+            early = waiter.is_alive()
+            psql("ALTER SYSTEM RESET synchronous_standby_names")
+            psql("SELECT pg_reload_conf()")
+            waiter.join(60)
+            check(early, f"synchronous_commit = {weak} ({where}): a deal acknowledged before its commit reached "
+                         f"the synchronous standby: {[a[0] for a in answer]}")
+            check(answer and answer[0][0] == 200, f"the deal once no standby is required: {answer}")
+            check(srv.stop() == 0, "clean stop")
+        print("synchronous: ok (off and local raised to on: acknowledged deals waited for the standby)")
+
+
 if __name__ == "__main__":
-    e2e.run_scenario({f.__name__: f for f in (unknown, pipeline)}, "fairdeckd-pgcommit-")
+    e2e.run_scenario({f.__name__: f for f in (unknown, pipeline, synchronous)}, "fairdeckd-pgcommit-")

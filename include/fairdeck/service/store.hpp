@@ -13,7 +13,8 @@
 // record INSERTs, one SELECT and one UPDATE.
 //
 // Guarantee: a completion with outcome::ok is called only after its commit is durable
-// (PostgreSQL: the COMMIT returned, synchronous_commit on; SQLite: the COMMIT returned and a
+// (PostgreSQL: the COMMIT returned, synchronous_commit at least on — fairdeckd raises off,
+// local and remote_write to on on its sessions; SQLite: the COMMIT returned and a
 // later fdatasync of the WAL succeeded — see deferred_sync below).
 // A failed commit fails every write of the batch with outcome::unavailable; none of them
 // was acknowledged, so a client never saw a nonce that is not stored. A commit whose outcome
