@@ -83,6 +83,7 @@ unsigned status_of(outcome o) {
     case outcome::conflict: return 409;
     case outcome::unavailable: return 503;
     case outcome::overloaded: return 429;
+    case outcome::unknown: return 503;
   }
   return 500;
 }
@@ -169,9 +170,11 @@ void api::write(write_request w, const http_request& req, respond_fn respond,
   const bool is_deal = std::holds_alternative<deal>(w) || std::holds_alternative<deal_hand>(w);
   auto finish = [this, start, is_deal, respond = std::move(respond), ok = std::move(ok)](write_result& r) {
     http_response resp;
-    if (r.code == outcome::unavailable) {  // the detail (database host, file, errno) is logged, not shown
+    if (r.code == outcome::unavailable || r.code == outcome::unknown) {  // the detail (database host, file, errno) is logged, not shown
       log_error("a write failed", r.error);
-      resp = error(503, "the store cannot commit; nothing was stored; retry later");
+      resp = error(503, r.code == outcome::unknown
+                            ? "the store cannot tell whether this write was committed: it may have been stored; retry with the same Idempotency-Key, or read the table's log first"
+                            : "the store cannot commit; nothing was stored; retry later");
       resp.headers.emplace_back("Retry-After", "1");
     } else if (r.code != outcome::ok) {
       resp = error(status_of(r.code), r.error);

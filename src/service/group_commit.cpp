@@ -286,6 +286,7 @@ void group_committer::run_batch(std::vector<item>& batch) {
   // deal time on PostgreSQL). If a write throws, the batch is rolled back and run again with
   // a SAVEPOINT per write, so that write answers its own error and the rest commits.
   bool isolate = false, backoff = false, optimistic = false;
+  bool unknown = false;  // the COMMIT may have taken effect (commit_outcome_unknown): never rerun
   std::uint64_t retried = 0;
   batch_keys keys(key_);  // seeds opened by this batch's deals, wiped when it ends
   constexpr int attempts = 5;
@@ -320,7 +321,9 @@ void group_committer::run_batch(std::vector<item>& batch) {
       try {
         backend_->commit();  // with the rows the writes above buffered
       } catch (const std::exception& e) {
-        if (backend_->retryable(e) || isolate || !backend_->refused(e)) throw;
+        if (dynamic_cast<const commit_outcome_unknown*>(&e) || backend_->retryable(e) || isolate ||
+            !backend_->refused(e))
+          throw;
         throw write_failed();  // a row was refused: rerun with a savepoint per write to find whose
       }
       optimistic = backend_->optimistic();
@@ -332,12 +335,17 @@ void group_committer::run_batch(std::vector<item>& batch) {
       backend_->rollback();
       error = one_line(e.what());
       if (error.empty()) error = "database error";
-      if (!backend_->retryable(e)) break;
+      // It may have committed: a rerun would write the batch twice (two deals for one request).
+      unknown = dynamic_cast<const commit_outcome_unknown*>(&e) != nullptr;
+      if (unknown || !backend_->retryable(e)) break;
       backoff = true;
       if (attempt + 1 < attempts) ++retried;
     }
   }
-  if (!error.empty())
+  if (unknown)
+    for (auto& r : results)
+      r = failure(outcome::unknown, fmt::format("store unavailable, commit outcome unknown: {}", error));
+  else if (!error.empty())
     for (auto& r : results) r = failure(outcome::unavailable, fmt::format("store unavailable: {}", error));
   else
     for (auto& r : results)

@@ -196,15 +196,15 @@ class pg_backend final : public batch_backend, public transaction {
     forget_batch();
     tx_.open(*conn_);  // BEGIN goes with the first statement
   }
-  // A connection lost during COMMIT leaves the outcome unknown: the batch must not be run
-  // again (it may have committed), so this is not retryable; its writes answer 503 and a
-  // client's retry with the same Idempotency-Key finds the deal if it was stored.
   // The writes whose answers nothing reads (the batch's records, the tables' rows, the tree's
   // nodes and head) go with COMMIT as one pipeline: one round trip. A statement refused in it
   // aborts the transaction before COMMIT runs: nothing is committed, and the committer reruns
   // the batch with a savepoint per write (refused()) to find whose row it was. An optimistic
   // batch's pipeline starts with its checks and ends, after COMMIT, by reading their verdict:
   // stale, its guarded writes wrote nothing (an empty transaction committed).
+  // Unknown whether it committed (commit_outcome_unknown: never rerun, 503 "may have been stored"):
+  // a connection lost once COMMIT was sent; the COMMIT's own error if neither a refusal nor a rerun
+  // (shutdown, cancel, I/O, internal, 40003); the verdict lost after a COMMIT that succeeded.
   void commit() override {
     tx_.ungate();
     const bool checked = !optimistic_.empty();
@@ -213,16 +213,31 @@ class pg_backend final : public batch_backend, public transaction {
     render_records(p);
     render_updates(p);
     trees_.render_writes(p);
-    p.plain("COMMIT");
+    p.commit();
     if (checked) p.plain("SELECT current_setting('fairdeck.stale', true)");
     std::optional<std::string> verdict;
+    const auto unknown = [this](const std::string& why) {
+      drop_connection();
+      return commit_outcome_unknown(scrub_password(why, uri_));
+    };
     try {
       verdict = tx_.run(p);
-    } catch (const pqxx::broken_connection& e) {
-      tx_.close();
-      conn_.reset();
+    } catch (const failed_after_commit& e) {
+      if (checked)
+        throw unknown(fmt::format("the batch committed; its checks' verdict was lost: {}", first_line(e.what())));
+      drop_connection();
+      keep_committed();
+      return;
+    } catch (const commit_outcome_unknown& e) {
+      throw unknown(first_line(e.what()));
+    } catch (const pqxx::broken_connection& e) {  // before COMMIT was sent, or after a statement before it failed
+      drop_connection();
       throw store_unavailable(
-          scrub_password(fmt::format("connection lost during COMMIT: {}", first_line(e.what())), uri_));
+          scrub_password(fmt::format("connection lost before COMMIT: {}", first_line(e.what())), uri_));
+    } catch (const std::exception& e) {
+      if (p.commit_failed() && !refused_before_commit(e) && !rerun_whole_batch(e))
+        throw unknown(fmt::format("COMMIT failed, whether it took effect is unknown: {}", first_line(e.what())));
+      throw;
     }
     tx_.close();
     if (checked) fresh_or_throw(verdict, true);
@@ -238,8 +253,7 @@ class pg_backend final : public batch_backend, public transaction {
       if (tx_.begun()) tx_->exec0("ROLLBACK");
     } catch (...) {
     }
-    tx_.close();
-    conn_.reset();
+    drop_connection();
   }
   void savepoint() override { tx_->exec0("SAVEPOINT fairdeck_write"); }
   void release() override { tx_->exec0("RELEASE SAVEPOINT fairdeck_write"); }
@@ -350,6 +364,10 @@ class pg_backend final : public batch_backend, public transaction {
     bodies_.clear();
   }
   void drop_updates() noexcept { updates_.clear(); }
+  void drop_connection() noexcept {
+    tx_.close();
+    conn_.reset();
+  }
   // The optimistic checks' verdict (one row: fairdeck.stale). 'true': stale_rows, retryable
   // (nothing was written). Anything but 'true' or 'false' would leave unknown whether the
   // guarded writes ran (`committed`: they did if they were not skipped): not retried.
@@ -360,8 +378,9 @@ class pg_backend final : public batch_backend, public transaction {
       rest_kept_rows();
       throw stale_rows();
     }
-    throw store_unavailable(committed ? "unexpected answer to the batch's checks; whether it committed is unknown"
-                                      : "unexpected answer to the batch's checks");
+    if (committed)
+      throw commit_outcome_unknown("unexpected answer to the batch's checks; whether it committed is unknown");
+    throw store_unavailable("unexpected answer to the batch's checks");
   }
   // Before anything else an optimistic batch sends ahead of its COMMIT (an idempotency key, a
   // record read, a table outside the batch): its checks, alone, then it goes on as a batch on
@@ -453,7 +472,9 @@ class pg_backend final : public batch_backend, public transaction {
 template <class Connection>
 std::unique_ptr<Connection> connect_as(const std::string& uri) {
   try {
-    return std::make_unique<Connection>(uri);
+    auto c = std::make_unique<Connection>(uri);
+    require_durable_commits(*c);  // an acknowledged write is durable whatever the database's default
+    return c;
   } catch (const std::exception& e) {
     throw store_unavailable(scrub_password(fmt::format("cannot connect to PostgreSQL: {}", first_line(e.what())), uri));
   }
@@ -465,14 +486,6 @@ std::unique_ptr<writer_connection> connect_writer(const std::string& uri) { retu
 std::optional<table_state> read_table(const pqxx::result& r, std::string_view id) {
   if (r.empty()) return std::nullopt;
   return read_table_row(r[0], id);
-}
-
-bool refused_before_commit(const std::exception& e) noexcept {
-  const auto* error = dynamic_cast<const pqxx::sql_error*>(&e);
-  if (error == nullptr || error->sqlstate().size() != 5) return false;
-  const std::string_view cls = std::string_view(error->sqlstate()).substr(0, 2);
-  constexpr std::array<std::string_view, 7> refusals{"22", "23", "25", "42", "53", "0A", "P0"};
-  return std::find(refusals.begin(), refusals.end(), cls) != refusals.end();
 }
 
 bool rerun_whole_batch(const std::exception& e) noexcept {

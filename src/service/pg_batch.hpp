@@ -24,17 +24,11 @@ namespace fairdeck::service::pg_db {
 [[nodiscard]] std::optional<table_state> read_table(const pqxx::result& r, std::string_view id);
 // One writer connection for the group committer (connects lazily, in begin()).
 [[nodiscard]] std::unique_ptr<batch_backend> make_pg_backend(std::string uri);
-// The writer's batch_backend::refused: an error PostgreSQL raised running the batch's
-// statements, before its COMMIT could take effect (SQLSTATE classes 22 bad data, 23 a
-// constraint, 25 a read-only server, 42 a statement or privilege, 53 a full disk or memory,
-// 0A, P0 a trigger): nothing committed. Not a lost connection, an operator's intervention
-// (57: shutdown, cancel), a system or internal error (58, XX): there the COMMIT's outcome is
-// not certain, and rerunning the batch could deal twice.
-[[nodiscard]] bool refused_before_commit(const std::exception& e) noexcept;
+// The writer's batch_backend::refused: refused_before_commit (pg_pipeline.hpp).
 // The writer's batch_backend::retryable: a failure after which nothing was committed and a
 // rerun of the whole batch may succeed — a deadlock or serialization failure (class 40), a
 // connection lost before COMMIT was sent (commit() turns one lost during COMMIT into
-// store_unavailable), kept rows found stale. Not 40003 (statement completion unknown): the
+// commit_outcome_unknown), kept rows found stale. Not 40003 (statement completion unknown): the
 // outcome is uncertain there, and a rerun could deal twice.
 [[nodiscard]] bool rerun_whole_batch(const std::exception& e) noexcept;
 

@@ -12,7 +12,9 @@
 // Internal to src/service.
 #pragma once
 
+#include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,20 @@ class writer_connection final : public pqxx::connection_base {
   keeping_policy policy_;
 };
 
+// Makes `c`'s commits wait for their WAL flush, and a synchronous standby's when there is one
+// (store.hpp: an acknowledged write is durable): a synchronous_commit of off, local or
+// remote_write — the server's, the database's or the role's default — becomes on for the
+// session (kept across libpqxx's reconnections); on and remote_apply are kept. One round trip.
+void require_durable_commits(pqxx::connection_base& c);
+
+// A pipeline's COMMIT (statement_pipeline::commit) succeeded, and a statement after it failed
+// or the connection was lost after its answer: the transaction committed. Neither a refusal nor
+// a reason to run the batch again (either would write it twice).
+class failed_after_commit : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Statements sent together: each a statement prepared on the connection (by name) with its
 // parameters as text, or a statement without parameters (BEGIN, COMMIT).
 class statement_pipeline {
@@ -57,6 +73,8 @@ class statement_pipeline {
     steps_.push_back(step{std::move(name), {}, std::move(params)});
   }
   void plain(std::string sql) { steps_.push_back(step{{}, std::move(sql), {}}); }
+  // The transaction's COMMIT, whose outcome run() then tells apart (below).
+  void commit() { steps_.push_back(step{{}, "COMMIT", {}, true}); }
   // `sql` (no parameters) in front of the others.
   void plain_first(std::string sql) { steps_.insert(steps_.begin(), step{{}, std::move(sql), {}}); }
   [[nodiscard]] bool empty() const noexcept { return steps_.empty(); }
@@ -65,15 +83,32 @@ class statement_pipeline {
   // would (sql_error with its SQLSTATE, transaction_rollback for class 40), after the
   // answers are read and the connection has left pipeline mode; the statements after it did
   // not run. A lost connection throws broken_connection. The statements are forgotten.
+  // With a COMMIT (commit()) the failure's place decides what it says: after the COMMIT
+  // answered success (a statement that failed, a lost connection), failed_after_commit; a
+  // connection lost once the COMMIT was sent and before its answer, unless a statement before
+  // it had failed (it then did not run), commit_outcome_unknown (store.hpp); the COMMIT's own
+  // error throws as above, and commit_failed() is then true.
   std::optional<std::string> run(writer_connection& c);
+  // Did the last run() throw the COMMIT's own error?
+  [[nodiscard]] bool commit_failed() const noexcept { return commit_failed_; }
 
  private:
   struct step {
     std::string name, sql;
     std::vector<std::string> params;
+    bool commit = false;
   };
   std::vector<step> steps_;
+  bool commit_failed_ = false;
 };
+
+// The writer's batch_backend::refused (pg_batch.cpp): an error PostgreSQL raised running the
+// batch's statements, before its COMMIT could take effect (SQLSTATE classes 22 bad data, 23 a
+// constraint, 25 a read-only server, 42 a statement or privilege, 53 a full disk or memory,
+// 0A, P0 a trigger): nothing committed. Not a lost connection, an operator's intervention
+// (57: shutdown, cancel), a system or internal error (58, XX): there the COMMIT's outcome is
+// not certain, and rerunning the batch could deal twice. Not failed_after_commit either.
+[[nodiscard]] bool refused_before_commit(const std::exception& e) noexcept;
 
 // The exception pqxx would throw for an error with `sqlstate` (5 characters, or empty):
 // transaction_rollback and its kinds for class 40, broken_connection for class 08, else

@@ -99,7 +99,7 @@ class pg_store final : public store {
     // One table always goes to the same writer: its writes never wait on each other's locks.
     const std::size_t i = std::hash<std::string>{}(table_of(req)) % committers_.size();
     committers_[i]->submit(std::move(req), [this, done = std::move(done)](write_result r) {
-      if (r.code == outcome::unavailable) note_health(false, r.error);
+      if (r.code == outcome::unavailable || r.code == outcome::unknown) note_health(false, r.error);
       else if (r.code == outcome::ok) note_health(true, {});
       done(std::move(r));
     });

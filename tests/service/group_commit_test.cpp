@@ -43,6 +43,7 @@ class fake_backend final : public batch_backend, public transaction {
   int commits = 0, syncs = 0, syncs_started = 0, begins = 0, savepoints = 0;
   int durable_commits = 0;  // commits made before a sync that has finished began
   int stale_commits = 0;      // the next commits that throw rows_changed
+  int lost_commits = 0;       // the next commits that commit, then throw commit_outcome_unknown
   bool on_kept_rows = false;  // optimistic()
   std::map<std::string, table_state> tables, pending, saved;
   // Records are buffered as PostgreSQL's backend buffers them: sent by flush_writes() or with
@@ -76,8 +77,11 @@ class fake_backend final : public batch_backend, public transaction {
   [[nodiscard]] bool refused(const std::exception& e) const noexcept override {
     return dynamic_cast<const row_refused*>(&e) != nullptr;
   }
+  // A lost connection is retryable on PostgreSQL (before COMMIT): here a commit_outcome_unknown
+  // is too, so the test shows the committer never reruns such a batch whatever the backend says.
   [[nodiscard]] bool retryable(const std::exception& e) const noexcept override {
-    return dynamic_cast<const rows_changed*>(&e) != nullptr;
+    return dynamic_cast<const rows_changed*>(&e) != nullptr ||
+           dynamic_cast<const commit_outcome_unknown*>(&e) != nullptr;
   }
   [[nodiscard]] bool optimistic() const noexcept override { return on_kept_rows; }
   void commit() override {
@@ -90,6 +94,10 @@ class fake_backend final : public batch_backend, public transaction {
     tables = pending;
     ++commits;
     cv.notify_all();
+    if (lost_commits > 0) {
+      --lost_commits;
+      throw commit_outcome_unknown("connection lost during COMMIT: server closed the connection unexpectedly");
+    }
   }
   void rollback() noexcept override { buffered.clear(); }
   transaction& tx() override { return *this; }
@@ -370,6 +378,36 @@ TEST_F(committer_fixture, ARetryableCommitFailureRerunsTheBatchAndIsCounted) {
   EXPECT_EQ(after.optimistic_batches - before.optimistic_batches, 1u);  // one batch, however many attempts
   EXPECT_EQ(after.failed_batches, before.failed_batches);
   EXPECT_EQ(after.batches - before.batches, 1u);
+}
+
+// A commit whose outcome is unknown (the connection lost after COMMIT was sent: here the batch
+// did commit) answers every write of the batch outcome::unknown, never unavailable ("nothing
+// was stored": an unkeyed retry would deal again), and is not run again (a second deal).
+TEST_F(committer_fixture, ACommitOfUnknownOutcomeIsAnsweredUnknownAndNeverRerun) {
+  const auto t = open_seeded_table();
+  gc->flush();
+  const auto before = gc->stats();
+  int commits_before = 0;
+  {
+    std::lock_guard lock(be->m);
+    be->lost_commits = 1;
+    commits_before = be->commits;
+  }
+  const auto r = submit(deal{t, {}}).get();
+  EXPECT_EQ(r.code, outcome::unknown) << r.error;
+  EXPECT_NE(r.error.find("connection lost during COMMIT"), std::string::npos) << r.error;
+  gc->flush();
+  const auto after = gc->stats();
+  EXPECT_EQ(after.retried_batches, before.retried_batches);
+  EXPECT_EQ(after.failed_batches - before.failed_batches, 1u);
+  {
+    std::lock_guard lock(be->m);
+    EXPECT_EQ(be->commits - commits_before, 1);  // committed once, not rerun
+    EXPECT_EQ(be->tables[t].next_nonce, 1u);
+  }
+  std::vector<std::future<write_result>> next;
+  next.push_back(submit(deal{t, {}}));
+  expect_dealt(next, 1);
 }
 
 }  // namespace

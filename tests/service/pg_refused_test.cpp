@@ -1,5 +1,5 @@
 // Which PostgreSQL errors in a batch's COMMIT query rerun the batch with a savepoint per write
-// (src/service/pg_batch.hpp, refused_before_commit): those raised while its statements ran,
+// (src/service/pg_pipeline.hpp, refused_before_commit): those raised while its statements ran,
 // never one after which the COMMIT's outcome is uncertain (a rerun could deal twice). The
 // path itself runs end to end in e2e_postgres_test.py (a CHECK constraint). And which rerun the
 // whole batch (rerun_whole_batch): never one whose outcome is uncertain either.
@@ -40,6 +40,8 @@ TEST(PgRefused, UncertainOutcomesAreNot) {
   EXPECT_FALSE(refused_before_commit(pqxx::serialization_failure("could not serialize")));  // retried, not isolated
   EXPECT_FALSE(refused_before_commit(fairdeck::service::store_unavailable("connection lost during COMMIT")));
   EXPECT_FALSE(refused_before_commit(std::runtime_error("23514")));
+  EXPECT_FALSE(refused_before_commit(fairdeck::service::commit_outcome_unknown("connection lost during COMMIT")));
+  EXPECT_FALSE(refused_before_commit(fairdeck::service::pg_db::failed_after_commit("ERROR:  division by zero")));
 }
 
 TEST(PgRerun, DeadlocksSerializationAndLostConnectionsRerunTheBatch) {
@@ -53,6 +55,8 @@ TEST(PgRerun, UnknownOutcomesAndRefusalsDoNot) {
   EXPECT_FALSE(rerun_whole_batch(fairdeck::service::store_unavailable("connection lost during COMMIT")));
   EXPECT_FALSE(rerun_whole_batch(pqxx::integrity_constraint_violation("check", "q", "23514")));
   EXPECT_FALSE(rerun_whole_batch(std::runtime_error("40001")));
+  EXPECT_FALSE(rerun_whole_batch(fairdeck::service::commit_outcome_unknown("connection lost during COMMIT")));
+  EXPECT_FALSE(rerun_whole_batch(fairdeck::service::pg_db::failed_after_commit("ERROR:  division by zero")));
 }
 
 // The writer's pipeline (pg_pipeline.cpp) turns a statement's error into the exception pqxx

@@ -13,10 +13,14 @@
 // record INSERTs, one SELECT and one UPDATE.
 //
 // Guarantee: a completion with outcome::ok is called only after its commit is durable
-// (PostgreSQL: the COMMIT returned, synchronous_commit on; SQLite: the COMMIT returned and a
+// (PostgreSQL: the COMMIT returned, synchronous_commit at least on — fairdeckd raises off,
+// local and remote_write to on on its sessions; SQLite: the COMMIT returned and a
 // later fdatasync of the WAL succeeded — see deferred_sync below).
 // A failed commit fails every write of the batch with outcome::unavailable; none of them
-// was acknowledged, so a client never saw a nonce that is not stored.
+// was acknowledged, so a client never saw a nonce that is not stored. A commit whose outcome
+// is unknown (commit_outcome_unknown: the connection was lost after COMMIT was sent) fails
+// them with outcome::unknown instead, and the batch is never run again (it may have
+// committed: a rerun would deal twice).
 #pragma once
 
 #include <condition_variable>
@@ -46,6 +50,15 @@ namespace fairdeck::service {
 class store_unavailable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// batch_backend::commit could not learn whether its COMMIT took effect (the connection was
+// lost after COMMIT was sent, before its answer; an answer after it that was lost): the
+// batch may be stored. The committer answers its writes outcome::unknown (503 that says so)
+// and never runs the batch again.
+class commit_outcome_unknown : public store_unavailable {
+ public:
+  using store_unavailable::store_unavailable;
 };
 
 using done_fn = std::function<void(write_result)>;

@@ -165,8 +165,9 @@ using write_request = std::variant<open_table, set_client_seed, deal, rotate, op
 // The table a write is about (open_table: its requested id, "" when the server picks one).
 [[nodiscard]] const std::string& table_of(const write_request& r) noexcept;
 
-// Outcome classes map to HTTP statuses in the API layer.
-enum class outcome { ok, bad_request, not_found, conflict, unavailable, overloaded };
+// Outcome classes map to HTTP statuses in the API layer. unavailable: nothing of the write
+// was stored; unknown: it may have been (its commit's outcome was lost, store.hpp).
+enum class outcome { ok, bad_request, not_found, conflict, unavailable, overloaded, unknown };
 
 struct write_result {
   outcome code = outcome::ok;
