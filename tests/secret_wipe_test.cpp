@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <sodium.h>
 
+#include "fairdeck/random/chacha20.hpp"
 #include "fairdeck/tlog/note.hpp"
 #include "secret_scan.hpp"
+#include "test_support.hpp"
 
 FAIRDECK_SECRET_SCAN_DELETE
 
@@ -16,6 +20,7 @@ namespace {
 
 using namespace fairdeck::tlog;
 using fairdeck::testing::freed_heap_scan;
+namespace fs = std::filesystem;
 
 #define SKIP_UNLESS_SCANS \
   if (!fairdeck::testing::secret_scan_works) GTEST_SKIP() << "no heap or stack probe under the sanitizers"
@@ -64,6 +69,35 @@ TEST(SecretWipe, SignerKeyTextFreesNoCopyOfTheKey) {
   scan.stop();
   ASSERT_FALSE(scan.overflowed());
   EXPECT_FALSE(k.freed_in(scan));
+}
+
+// --key-file (random/chacha20.hpp): the hex key read, on the success path and when the file is
+// too large, leaves no copy in a dead frame of the reader.
+TEST(SecretWipe, ChachaKeyFileLeavesNoCopyOnTheStack) {
+  SKIP_UNLESS_SCANS;
+  const fairdeck::testing::temp_dir dir;
+  std::array<std::uint8_t, 32> key{};
+  randombytes_buf(key.data(), key.size());
+  const std::string hex = fairdeck::key_to_hex(key);
+  const fs::path good = dir.path / "good.key", big = dir.path / "big.key";
+  std::ofstream(good) << hex << "\n";
+  std::ofstream(big) << hex << "\n" << std::string(5000, ' ');
+  const std::string piece = hex.substr(0, 32);
+  fairdeck::testing::clear_dead_stack();
+  const auto got = fairdeck::read_key_file(good.string());
+  const bool left = fairdeck::testing::dead_stack_holds(piece);
+  EXPECT_EQ(got, key);
+  EXPECT_FALSE(left) << "after a good key file";
+  fairdeck::testing::clear_dead_stack();
+  bool refused = false;
+  try {
+    fairdeck::testing::below_padding([&] { (void)fairdeck::read_key_file(big.string()); });
+  } catch (const std::runtime_error&) {
+    refused = true;
+  }
+  const bool left_refused = fairdeck::testing::dead_stack_holds(piece);
+  EXPECT_TRUE(refused);
+  EXPECT_FALSE(left_refused) << "after a key file too large";
 }
 
 }  // namespace
