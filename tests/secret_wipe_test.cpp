@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "fairdeck/random/chacha20.hpp"
+#include "fairdeck/tlog/key_file.hpp"
 #include "fairdeck/tlog/note.hpp"
 #include "secret_scan.hpp"
 #include "test_support.hpp"
@@ -69,6 +70,33 @@ TEST(SecretWipe, SignerKeyTextFreesNoCopyOfTheKey) {
   scan.stop();
   ASSERT_FALSE(scan.overflowed());
   EXPECT_FALSE(k.freed_in(scan));
+}
+
+TEST(SecretWipe, WitnessKeyFileWrittenAndReadFreesNoCopyOfTheKey) {
+  SKIP_UNLESS_SCANS;
+  const fairdeck::testing::temp_dir dir;
+  const scanned_key k;
+  const std::string path = (dir.path / "witness.key").string();
+  freed_heap_scan scan;
+  create_signer_key_file(path, k.signer);
+  { const note_signer read = read_signer_key_file(path, "witness key file"); }
+  scan.stop();
+  ASSERT_FALSE(scan.overflowed());
+  EXPECT_FALSE(k.freed_in(scan));
+  EXPECT_EQ(read_signer_key_file(path).verifier().text(), k.signer.verifier().text());
+}
+
+TEST(SecretWipe, WitnessKeyFileReadLeavesNoCopyOnTheStack) {
+  SKIP_UNLESS_SCANS;
+  const fairdeck::testing::temp_dir dir;
+  const scanned_key k;
+  const std::string path = (dir.path / "witness.key").string();
+  create_signer_key_file(path, k.signer);
+  fairdeck::testing::clear_dead_stack();
+  const note_signer read = read_signer_key_file(path);
+  const bool left = fairdeck::testing::dead_stack_holds(k.b64);
+  EXPECT_EQ(read.verifier().text(), k.signer.verifier().text());
+  EXPECT_FALSE(left);
 }
 
 // --key-file (random/chacha20.hpp): the hex key read, on the success path and when the file is
