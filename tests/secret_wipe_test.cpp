@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <sodium.h>
 
 #include "fairdeck/random/chacha20.hpp"
@@ -97,6 +99,34 @@ TEST(SecretWipe, WitnessKeyFileReadLeavesNoCopyOnTheStack) {
   const bool left = fairdeck::testing::dead_stack_holds(k.b64);
   EXPECT_EQ(read.verifier().text(), k.signer.verifier().text());
   EXPECT_FALSE(left);
+}
+
+// fairdeckd refuses a key file others may read (service/secrets.cpp, read_key_file); so does
+// the witness, in the same words, naming no part of the key.
+TEST(SecretWipe, WitnessKeyFileOthersMayReadIsRefused) {
+  const fairdeck::testing::temp_dir dir;
+  const scanned_key k;
+  const fs::path path = dir.path / "witness.key";
+  create_signer_key_file(path, k.signer);
+  for (const unsigned mode : {0644u, 0640u, 0604u, 0660u}) {
+    ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+    try {
+      (void)read_signer_key_file(path.string(), "witness key file");
+      ADD_FAILURE() << "mode " << std::oct << mode << " accepted";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("witness key file " + path.string() + " is accessible by other users"), std::string::npos)
+          << what;
+      EXPECT_NE(what.find("chmod 600 it"), std::string::npos) << what;
+      EXPECT_EQ(what.find(k.b64.substr(0, 8)), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+  for (const unsigned mode : {0600u, 0400u}) {
+    ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+    EXPECT_EQ(read_signer_key_file(path.string()).verifier().text(), k.signer.verifier().text()) << std::oct << mode;
+  }
+  EXPECT_THROW((void)read_signer_key_file(dir.path.string()), std::runtime_error);  // not a regular file
 }
 
 // --key-file (random/chacha20.hpp): the hex key read, on the success path and when the file is

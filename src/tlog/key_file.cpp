@@ -20,7 +20,7 @@ void create_signer_key_file(const std::filesystem::path& path, const note_signer
 }
 
 note_signer read_signer_key_file(const std::string& path, std::string_view what) {
-  std::string text = read_secret_input(path, 4096, what);
+  std::string text = read_secret_file(path, 4096, what);
   const detail::wipe_on_exit wipe(text.data(), text.size());
   std::string_view s(text);
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -73,6 +74,23 @@ std::string read_secret_input(std::string_view path, std::size_t max_bytes, std:
   const int fd = is_stdin ? STDIN_FILENO : ::open(std::string(path).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(fmt::format("cannot open {} {}: {}", what, name, std::strerror(errno)));
   return read_secret_fd(fd, !is_stdin, name, max_bytes, what);
+}
+
+std::string read_secret_file(std::string_view path, std::size_t max_bytes, std::string_view what) {
+  const std::string name = printable(path, 200);
+  const int fd = ::open(std::string(path).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot open {} {}: {}", what, name, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error(fmt::format("{} {} is not a regular file", what, name));
+  }
+  if ((st.st_mode & 077) != 0) {
+    ::close(fd);
+    throw std::runtime_error(
+        fmt::format("{} {} is accessible by other users (mode {:o}); chmod 600 it", what, name, st.st_mode & 0777));
+  }
+  return read_secret_fd(fd, true, name, max_bytes, what);
 }
 
 }  // namespace fairdeck

@@ -16,10 +16,11 @@ namespace fairdeck::tlog {
 // (create_secret_file, util/secret_file.hpp). Throws secret_file_error.
 void create_signer_key_file(const std::filesystem::path& path, const note_signer& signer);
 
-// The signer key in `path` ("-": standard input; at most 4096 bytes, blanks around the text
-// ignored). Throws std::runtime_error naming `what` and the path when it cannot be read
-// (read_secret_input, util/read_input.hpp), malformed (naming no part of the key) when it
-// holds no signer key.
+// The signer key in `path`: a regular file no one but its owner may read, write or run (mode
+// & 077 == 0, as fairdeckd's key file), at most 4096 bytes, blanks around the text ignored.
+// Throws std::runtime_error naming `what` and the path when it cannot be read or others may
+// read it (read_secret_file, util/read_input.hpp), malformed (naming no part of the key) when
+// it holds no signer key.
 [[nodiscard]] note_signer read_signer_key_file(const std::string& path, std::string_view what = "signer key file");
 
 }  // namespace fairdeck::tlog
