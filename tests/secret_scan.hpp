@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -119,6 +120,19 @@ template <class F>
   pad[0] = 0;
   f();
   pad[sizeof pad - 1] = 0;
+}
+
+// Positive controls: a copy of `secret` freed unwiped, and one left in a dead frame. A test
+// checks that the probes see both, so that a probe that stopped working (operator delete not
+// replaced, the stack laid out otherwise) cannot pass the tests unnoticed.
+inline const char* volatile escaped = nullptr;
+[[gnu::noinline]] inline void free_unwiped_copy(std::string_view secret) {
+  const std::string copy(secret);
+  escaped = copy.data();
+}
+[[gnu::noinline]] inline void leave_unwiped_copy_on_stack(std::string_view secret) {
+  volatile char frame[256];
+  for (std::size_t i = 0; i < secret.size() && i < sizeof frame; ++i) frame[i] = secret[i];
 }
 
 }  // namespace fairdeck::testing

@@ -42,6 +42,18 @@ struct scanned_key {
   [[nodiscard]] bool freed_in(const freed_heap_scan& scan) const { return scan.freed(b64) || scan.freed(seed); }
 };
 
+TEST(SecretWipe, TheProbesSeeASecretLeftBehind) {
+  SKIP_UNLESS_SCANS;
+  const scanned_key k;
+  freed_heap_scan scan;
+  fairdeck::testing::free_unwiped_copy(k.text);
+  scan.stop();
+  EXPECT_TRUE(scan.freed(k.b64));
+  fairdeck::testing::clear_dead_stack();
+  fairdeck::testing::leave_unwiped_copy_on_stack(k.b64);
+  EXPECT_TRUE(fairdeck::testing::dead_stack_holds(k.b64));
+}
+
 TEST(SecretWipe, SignerKeyParsingFreesNoCopyOfTheKey) {
   SKIP_UNLESS_SCANS;
   const scanned_key k;

@@ -20,6 +20,18 @@ namespace {
 
 using fairdeck::testing::freed_heap_scan;
 
+TEST(ServiceSecretsWipe, TheProbesSeeASecretLeftBehind) {
+  if (!fairdeck::testing::secret_scan_works) GTEST_SKIP() << "no heap or stack probe under the sanitizers";
+  const std::string token = generate_token();
+  freed_heap_scan scan;
+  fairdeck::testing::free_unwiped_copy(token);
+  scan.stop();
+  EXPECT_TRUE(scan.freed(token));
+  fairdeck::testing::clear_dead_stack();
+  fairdeck::testing::leave_unwiped_copy_on_stack(token);
+  EXPECT_TRUE(fairdeck::testing::dead_stack_holds(token));
+}
+
 // A key file whose last two digits are not hex: the 31 bytes before them were decoded into the
 // reader's buffer before it refused the file.
 TEST(ServiceSecretsWipe, MalformedKeyFileLeavesNoDecodedByteOnTheStack) {
