@@ -39,7 +39,12 @@ std::string read_or_usage(const std::string& path, std::size_t max, std::string_
 }
 
 mental::key_pair load_key(const std::string& path) {
-  std::string text = read_or_usage(path, max_key_bytes, "key file");
+  std::string text;
+  try {
+    text = read_secret_input(path, max_key_bytes, "key file");
+  } catch (const std::runtime_error& e) {
+    throw usage_error(e.what());
+  }
   try {
     auto k = mental::parse_key_file(text);
     sodium_memzero(text.data(), text.size());

@@ -26,11 +26,11 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <sodium.h>
 
 #include "command.hpp"
 #include "fairdeck/service/records.hpp"
 #include "fairdeck/service/transparency.hpp"
+#include "fairdeck/tlog/key_file.hpp"
 #include "fairdeck/util/read_input.hpp"
 #include "fairdeck/util/safe_output.hpp"
 #include "fairdeck/util/secret_file.hpp"
@@ -228,22 +228,16 @@ std::string utc_stamp() {
                      tm.tm_hour, tm.tm_min, tm.tm_sec, ns);
 }
 
-// The witness's secret key file: PRIVATE+KEY text of a cosignature/v1 key. The text is wiped.
+// The witness's secret key file: PRIVATE+KEY text of a cosignature/v1 key.
 tlog::note_signer load_witness_key(const std::string& path) {
-  std::string text;
+  std::optional<tlog::note_signer> signer;
   try {
-    text = read_input(path, 4096, "witness key file");
+    signer.emplace(tlog::read_signer_key_file(path, "witness key file"));
+  } catch (const tlog::malformed&) {
+    throw usage_error(fmt::format("--witness-key: {} does not hold a PRIVATE+KEY+... signer key", path));
   } catch (const std::runtime_error& e) {
     throw usage_error(fmt::format("--witness-key: {}", e.what()));
   }
-  std::optional<tlog::note_signer> signer;
-  try {
-    signer.emplace(tlog::note_signer::parse(trim_key_text(text)));
-  } catch (const tlog::malformed&) {
-    sodium_memzero(text.data(), text.size());
-    throw usage_error(fmt::format("--witness-key: {} does not hold a PRIVATE+KEY+... signer key", path));
-  }
-  sodium_memzero(text.data(), text.size());
   if (signer->verifier().type() != tlog::key_type::cosignature_v1)
     throw usage_error("--witness-key: not a cosignature/v1 key (type 0x04); make one with --generate-key NAME");
   return std::move(*signer);
@@ -256,16 +250,13 @@ int run_generate(const witness_options& o) {
   if (!tlog::valid_key_name(o.generate_key))
     throw usage_error("--generate-key: a key name is non-empty, without spaces, control characters or '+'");
   const auto signer = tlog::note_signer::generate(o.generate_key, tlog::key_type::cosignature_v1);
-  std::string secret = signer.secret_text() + "\n";
   try {
-    create_secret_file(o.witness_key, secret);  // O_EXCL | O_NOFOLLOW, 0600, fsync'd file and folder
+    tlog::create_signer_key_file(o.witness_key, signer);  // O_EXCL | O_NOFOLLOW, 0600, fsync'd file and folder
   } catch (const secret_file_error& e) {
-    sodium_memzero(secret.data(), secret.size());
     if (e.kind() == secret_file_error::kind_t::io) throw std::runtime_error(fmt::format("cannot write {}", o.witness_key));
     throw usage_error(fmt::format("--witness-key: cannot create {} ({}); it is never overwritten", o.witness_key,
                                   std::strerror(e.os_error())));
   }
-  sodium_memzero(secret.data(), secret.size());
   fmt::print("{}\n", signer.verifier().text());
   return 0;
 }

@@ -100,7 +100,7 @@ std::string key_to_hex(const chacha_key& key) {
 }
 
 chacha_key read_key_file(std::string_view path) {
-  std::string text = read_input(path, 4096, "key file");
+  std::string text = read_secret_input(path, 4096, "key file");
   std::string_view hex(text);
   while (!hex.empty() && (hex.back() == '\n' || hex.back() == '\r' || hex.back() == ' ' || hex.back() == '\t'))
     hex.remove_suffix(1);

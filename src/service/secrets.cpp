@@ -16,6 +16,7 @@
 #include "fairdeck/random/chacha20.hpp"  // detail::prepare_sodium
 #include "fairdeck/random/os_entropy.hpp"
 #include "fairdeck/util/hex.hpp"
+#include "fairdeck/util/internal/wipe.hpp"
 #include "fairdeck/util/secret_file.hpp"
 #include "fairdeck/util/sha256.hpp"
 
@@ -29,8 +30,12 @@ std::string errno_text() { return std::strerror(errno); }
 std::string generate_token() {
   std::array<std::uint8_t, 32> bytes{};
   os_entropy(std::as_writable_bytes(std::span(bytes)));
-  std::string t = "fdk_" + to_hex(bytes.data(), bytes.size());
+  std::string hex = to_hex(bytes.data(), bytes.size());
   sodium_memzero(bytes.data(), bytes.size());
+  const detail::wipe_on_exit wipe_hex(hex.data(), hex.size());
+  std::string t;  // sized once: no copy of the token is left in a buffer outgrown and freed
+  t.reserve(4 + hex.size());
+  t.append("fdk_").append(hex);
   return t;
 }
 
@@ -96,7 +101,10 @@ secret_key read_key_file(const std::filesystem::path& path) {
   std::array<std::uint8_t, key_bytes> bytes{};
   const bool ok = from_hex(std::string_view(buf, len), bytes.data(), bytes.size());
   sodium_memzero(buf, sizeof buf);
-  if (!ok) throw std::runtime_error(fmt::format("key file {} does not hold 64 hex digits", path.string()));
+  if (!ok) {
+    sodium_memzero(bytes.data(), bytes.size());  // the digits before a bad one were decoded
+    throw std::runtime_error(fmt::format("key file {} does not hold 64 hex digits", path.string()));
+  }
   secret_key key(bytes);
   sodium_memzero(bytes.data(), bytes.size());
   return key;

@@ -8,6 +8,7 @@
 
 #include <sodium.h>
 
+#include "fairdeck/util/internal/wipe.hpp"
 #include "fairdeck/util/sha256.hpp"
 
 namespace fairdeck::tlog {
@@ -106,14 +107,20 @@ std::string base64(std::span<const std::uint8_t> bytes) {
 
 std::optional<std::vector<std::uint8_t>> from_base64(std::string_view text) {
   std::vector<std::uint8_t> out(text.size() / 4 * 3 + 3);
+  detail::wipe_on_exit wipe(out.data(), out.size());  // may be a secret key: wiped unless returned
   std::size_t len = 0;
   const char* end = nullptr;
   if (sodium_base642bin(out.data(), out.size(), text.data(), text.size(), nullptr, &len, &end,
                         sodium_base64_VARIANT_ORIGINAL) != 0 ||
       end != text.data() + text.size())
     return std::nullopt;
+  {
+    std::string canonical = base64(std::span<const std::uint8_t>(out.data(), len));
+    const detail::wipe_on_exit wipe_canonical(canonical.data(), canonical.size());
+    if (canonical != text) return std::nullopt;  // canonical only (no stray bits, padding as written)
+  }
+  wipe.release();
   out.resize(len);
-  if (base64(out) != text) return std::nullopt;  // canonical only (no stray bits, padding as written)
   return out;
 }
 
@@ -269,17 +276,11 @@ note_signer note_signer::parse(std::string_view skey) {
   const std::string_view name = skey.substr(0, p1), id = skey.substr(p1 + 1, p2 - p1 - 1);
   const auto id_value = parse_hex8(id);
   auto raw = from_base64(skey.substr(p2 + 1));
-  if (!valid_key_name(name) || !id_value || !raw || raw->size() != 33) {
-    if (raw) sodium_memzero(raw->data(), raw->size());
-    throw bad();
-  }
+  const detail::wipe_on_exit wipe(raw ? raw->data() : nullptr, raw ? raw->size() : 0);
+  if (!valid_key_name(name) || !id_value || !raw || raw->size() != 33) throw bad();
   const auto type = static_cast<key_type>((*raw)[0]);
-  if (type != key_type::ed25519 && type != key_type::cosignature_v1) {
-    sodium_memzero(raw->data(), raw->size());
-    throw malformed("unknown signer key type");
-  }
+  if (type != key_type::ed25519 && type != key_type::cosignature_v1) throw malformed("unknown signer key type");
   note_signer signer(std::string(name), type, std::span<const std::uint8_t, 32>(raw->data() + 1, 32));
-  sodium_memzero(raw->data(), raw->size());
   if (signer.verifier().key_id() != *id_value) throw malformed("signer key ID does not match the key");
   return signer;
 }
@@ -289,11 +290,17 @@ note_signer& note_signer::operator=(note_signer&&) noexcept = default;
 note_signer::~note_signer() = default;
 
 std::string note_signer::secret_text() const {
-  std::vector<std::uint8_t> raw(33);
+  std::array<std::uint8_t, 33> raw;
+  const detail::wipe_on_exit wipe_raw(raw.data(), raw.size());
   raw[0] = static_cast<std::uint8_t>(verifier_.type());
   std::copy(secret_->sk, secret_->sk + 32, raw.begin() + 1);
-  std::string out = "PRIVATE+KEY+" + verifier_.name() + "+" + hex8(verifier_.key_id()) + "+" + base64(raw);
-  sodium_memzero(raw.data(), raw.size());
+  std::string b64 = base64(raw);
+  const detail::wipe_on_exit wipe_b64(b64.data(), b64.size());
+  constexpr std::string_view head = "PRIVATE+KEY+";
+  const std::string id = hex8(verifier_.key_id());
+  std::string out;  // sized once: no part of the key is left in a buffer outgrown and freed
+  out.reserve(head.size() + verifier_.name().size() + 1 + id.size() + 1 + b64.size());
+  out.append(head).append(verifier_.name()).append("+").append(id).append("+").append(b64);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // `fairdeck log verify` and `fairdeck witness` through the binary (issue #29): the attacks of
 // transparency_test.cpp on files as fairdeckd serves them, and witnesses run against a small
 // in-process HTTP server that serves one view of a log, then another (a fork, a rollback).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -260,6 +261,29 @@ TEST(WitnessCli, AcceptsConsistentGrowthCosignsAndPosts) {
   ASSERT_NE(post, reqs.end());
   EXPECT_EQ(tlog::open_note(post->substr(post->find('\n') + 1), keys).verified.size(), 2u);
   EXPECT_EQ(service::open_checkpoint(read_file(state / "checkpoint"), log_key().verifier(), "demo").cp.size, 10u);
+}
+
+// A witness key file others may read is refused before anything is fetched, as fairdeckd
+// refuses such a key file, in one line naming the file and the fix (never the key).
+TEST(WitnessCli, WitnessKeyFileOthersMayReadIsRefused) {
+  files f;
+  const auto wkey = f.dir.path / "witness.key";
+  ASSERT_EQ(run_cli("witness --generate-key witness.example --witness-key " + wkey.string()).exit_code, 0);
+  const std::string secret = read_file(wkey);
+  const auto args = "witness --url http://127.0.0.1:1 --table demo --key '" + f.key + "' --state " +
+                    (f.dir.path / "state").string() + " --witness-key " + wkey.string();
+  ASSERT_EQ(::chmod(wkey.c_str(), 0644), 0);
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--witness-key: witness key file " + wkey.string() +
+                       " is accessible by other users (mode 644); chmod 600 it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.find(secret.substr(secret.rfind('+') + 1, 12)), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(f.dir.path / "state"));
+  ASSERT_EQ(::chmod(wkey.c_str(), 0600), 0);
+  EXPECT_EQ(run_cli(args).exit_code, 4) << "the key accepted, the service unreachable";
 }
 
 TEST(WitnessCli, RollbackIsRefusedWithEvidenceAndTheStateKept) {
