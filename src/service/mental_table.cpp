@@ -115,6 +115,12 @@ write_result apply_mental(const open_mental_hand& req, transaction& tx) {
   if (!lower_hex(req.id, 32) || !lower_hex(req.head, 128))
     return failure(outcome::bad_request, "a mental hand needs a 32-hex-digit id and a 128-hex-digit head");
   if (t->hands == UINT64_MAX / 2) return failure(outcome::conflict, "hand counter exhausted; open a new table");
+  // A hand id is used once per table (the log verifier refuses a repeat: it would replay the
+  // earlier hand's transcript). The API draws 128 random bits, so an earlier hand's id comes
+  // back with negligible odds; the table's last hand, kept here, is checked in this transaction.
+  if (const auto& cur = t->mental->hand; cur && cur->id == req.id)
+    return failure(outcome::conflict,
+                   fmt::format("hand id {} is already hand {}'s: a hand id is used once", req.id, cur->hand));
   record r;
   r.seq = t->next_seq;
   r.type = record_type::mental_hand;

@@ -321,6 +321,17 @@ TEST_F(mental_table_test, BadTablesAndOtherWaysOfDealingAreRefused) {
             401u);
 }
 
+// A hand id is never used twice at a table: the write refuses the id of the table's hand.
+TEST_F(mental_table_test, AHandIdIsNotUsedTwice) {
+  open_table();
+  const auto st = json::parse(call("GET", "/v1/tables/m/mental/hands/1").body);
+  const auto r = s->execute(open_mental_hand{"m", st.at("id").get<std::string>(), st.at("head").get<std::string>()});
+  EXPECT_EQ(r.code, outcome::conflict) << r.error;
+  EXPECT_NE(r.error.find("already"), std::string::npos) << r.error;
+  ASSERT_EQ(call("POST", "/v1/tables/m/mental/hands").status, 201u);  // a fresh id
+  EXPECT_TRUE(verify_log(*s->log("m", std::nullopt, 1000)).ok);
+}
+
 // An operator who rewrites a logged step and re-hashes the chain after it is caught by the log
 // verifier's re-verification of the transcript (the hash chain alone would pass).
 TEST_F(mental_table_test, TheLogVerifierReverifiesTheTranscript) {
