@@ -1,7 +1,7 @@
 // The log verifier's rule for mental-poker hands (docs/log-format.md "Checking a log", rule 7)
 // on logs built record by record: a hand that replays an earlier hand's id (and so its
-// transcript), a hand whose players or shoe are not the table's. Two players, one deck: a
-// shuffle costs tens of milliseconds.
+// transcript), a hand whose players or shoe are not the table's, a record whose head is not
+// the transcript hash after it. Two players, one deck: a shuffle costs tens of milliseconds.
 #include <array>
 #include <string>
 #include <vector>
@@ -156,6 +156,22 @@ TEST_F(mental_log_test, AHandNotOfTheTablesPlayersOrShoeIsRefused) {
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.failed_seq, at) << c.reason;
   EXPECT_NE(c.reason.find("players"), std::string::npos) << c.reason;
+}
+
+// The head of the mental_hand record (h_0) and of every step record is the transcript hash
+// after it, not only the last record's.
+TEST_F(mental_log_test, EveryRecordsHeadIsChecked) {
+  for (const std::size_t bad : {1u, 2u, 3u}) {  // the mental_hand record, step 0, step 1
+    mental_log log(2);
+    log.hand(1, played(pubs));
+    ASSERT_TRUE(verify_log(log.recs).ok);
+    log.recs[bad].head = std::string(128, 'a');
+    log.reseal(bad);
+    const auto c = verify_log(log.recs);
+    EXPECT_FALSE(c.ok) << "record " << bad;
+    EXPECT_EQ(c.failed_seq, bad) << c.reason;
+    EXPECT_NE(c.reason.find("head"), std::string::npos) << c.reason;
+  }
 }
 
 }  // namespace
