@@ -8,8 +8,10 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "hands.hpp"
@@ -289,10 +291,27 @@ std::optional<std::string> turn_problem(const mental::hand& h, const mental::ste
   const auto& r = std::get<mental::reveal_step>(s);
   if (shuffles < n)
     return fmt::format("reveals start once every player has shuffled (player {} is due to shuffle)", shuffles + 1);
-  for (const auto p : r.positions)
-    if (const auto it = revealed.find({r.to, p}); it != revealed.end() && it->second.contains(r.player))
-      return fmt::format("player {} has already revealed position {} to {}", r.player, p,
-                         r.to == mental::to_all ? std::string("all") : fmt::format("player {}", r.to));
+  const auto to_text = [](std::uint32_t to) {
+    return to == mental::to_all ? std::string("all") : fmt::format("player {}", to);
+  };
+  for (const auto p : r.positions) {
+    const auto it = revealed.find({r.to, p});
+    if (it != revealed.end() && it->second.contains(r.player))
+      return fmt::format("player {} has already revealed position {} to {}", r.player, p, to_text(r.to));
+    if (it != revealed.end()) continue;  // an opening another player started: r.player follows
+    // r.player starts an opening of p. A position opened to a player is that player's card:
+    // only its owner starts showing it to others (its own hole cards at a showdown). Else any
+    // player could open another's card to all and have the owner awaited, then logged as stalled.
+    std::vector<std::uint32_t> owners;
+    for (std::uint32_t v = 1; v <= n; ++v)
+      if (revealed.contains({v, p})) owners.push_back(v);
+    if (owners.empty() || std::find(owners.begin(), owners.end(), r.player) != owners.end()) continue;
+    if (owners.size() == 1)
+      return fmt::format("position {} was opened to player {}: only player {} starts opening it to {}", p, owners[0],
+                         owners[0], to_text(r.to));
+    return fmt::format("position {} was opened to players {}: only one of them starts opening it to {}", p,
+                       fmt::join(owners, " and "), to_text(r.to));
+  }
   return std::nullopt;
 }
 
