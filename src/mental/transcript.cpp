@@ -112,6 +112,7 @@ replay check(const hand& h, verification& v, std::size_t proofs_from = 0) {
     return r;
   }
   r.head = header_hash(h);
+  v.heads.push_back(r.head);
   const std::size_t n_cards = h.spec.size();
   r.current = initial_deck(n_cards, r.joint, r.head);
   const auto n = static_cast<std::uint32_t>(h.players.size());
@@ -181,6 +182,7 @@ replay check(const hand& h, verification& v, std::size_t proofs_from = 0) {
       ++v.reveals;
     }
     r.head = next_head(r.head, s);
+    v.heads.push_back(r.head);
   }
   for (const auto& [p, by] : r.shares_to_all) {
     if (by.size() != n) continue;

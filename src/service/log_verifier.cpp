@@ -90,6 +90,7 @@ void log_verifier::add(const record& r) {
     case record_type::open:
       in_force_ = r.commitment;
       seats_ = r.seats;
+      shoe_ = {r.decks, r.jokers};
       count_seats(std::min(r.seats, max_hand_seats));
       break;
     case record_type::deal: {

@@ -8,8 +8,10 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "hands.hpp"
@@ -115,6 +117,12 @@ write_result apply_mental(const open_mental_hand& req, transaction& tx) {
   if (!lower_hex(req.id, 32) || !lower_hex(req.head, 128))
     return failure(outcome::bad_request, "a mental hand needs a 32-hex-digit id and a 128-hex-digit head");
   if (t->hands == UINT64_MAX / 2) return failure(outcome::conflict, "hand counter exhausted; open a new table");
+  // A hand id is used once per table (the log verifier refuses a repeat: it would replay the
+  // earlier hand's transcript). The API draws 128 random bits, so an earlier hand's id comes
+  // back with negligible odds; the table's last hand, kept here, is checked in this transaction.
+  if (const auto& cur = t->mental->hand; cur && cur->id == req.id)
+    return failure(outcome::conflict,
+                   fmt::format("hand id {} is already hand {}'s: a hand id is used once", req.id, cur->hand));
   record r;
   r.seq = t->next_seq;
   r.type = record_type::mental_hand;
@@ -283,10 +291,27 @@ std::optional<std::string> turn_problem(const mental::hand& h, const mental::ste
   const auto& r = std::get<mental::reveal_step>(s);
   if (shuffles < n)
     return fmt::format("reveals start once every player has shuffled (player {} is due to shuffle)", shuffles + 1);
-  for (const auto p : r.positions)
-    if (const auto it = revealed.find({r.to, p}); it != revealed.end() && it->second.contains(r.player))
-      return fmt::format("player {} has already revealed position {} to {}", r.player, p,
-                         r.to == mental::to_all ? std::string("all") : fmt::format("player {}", r.to));
+  const auto to_text = [](std::uint32_t to) {
+    return to == mental::to_all ? std::string("all") : fmt::format("player {}", to);
+  };
+  for (const auto p : r.positions) {
+    const auto it = revealed.find({r.to, p});
+    if (it != revealed.end() && it->second.contains(r.player))
+      return fmt::format("player {} has already revealed position {} to {}", r.player, p, to_text(r.to));
+    if (it != revealed.end()) continue;  // an opening another player started: r.player follows
+    // r.player starts an opening of p. A position opened to a player is that player's card:
+    // only its owner starts showing it to others (its own hole cards at a showdown). Else any
+    // player could open another's card to all and have the owner awaited, then logged as stalled.
+    std::vector<std::uint32_t> owners;
+    for (std::uint32_t v = 1; v <= n; ++v)
+      if (revealed.contains({v, p})) owners.push_back(v);
+    if (owners.empty() || std::find(owners.begin(), owners.end(), r.player) != owners.end()) continue;
+    if (owners.size() == 1)
+      return fmt::format("position {} was opened to player {}: only player {} starts opening it to {}", p, owners[0],
+                         owners[0], to_text(r.to));
+    return fmt::format("position {} was opened to players {}: only one of them starts opening it to {}", p,
+                       fmt::join(owners, " and "), to_text(r.to));
+  }
   return std::nullopt;
 }
 

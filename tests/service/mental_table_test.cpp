@@ -321,6 +321,39 @@ TEST_F(mental_table_test, BadTablesAndOtherWaysOfDealingAreRefused) {
             401u);
 }
 
+// A player cannot start the opening of another player's private cards: the owner reveals its
+// own hole cards (to all, or to a player), the others follow. Otherwise any player could make
+// the owner look like the one who stalls (it is awaited for an opening it never asked for).
+TEST_F(mental_table_test, OnlyTheOwnerStartsOpeningItsPrivateCards) {
+  open_table();
+  shuffle_all();
+  ASSERT_EQ(post(reveal_by(2, {0, 1}, 1)).status, 200u);  // player 1's hole cards
+  ASSERT_EQ(post(reveal_by(3, {0, 1}, 1)).status, 200u);
+  auto r = post(reveal_by(2, {0, 1}, mental::to_all));
+  EXPECT_EQ(r.status, 409u) << r.body;
+  EXPECT_NE(error_of(r).find("only player 1"), std::string::npos) << r.body;
+  EXPECT_EQ(post(reveal_by(3, {5, 1}, 2)).status, 409u);  // one of them to player 2
+  EXPECT_EQ(transcript().steps.size(), 5u);
+  ASSERT_EQ(post(reveal_by(2, {9}, mental::to_all)).status, 200u);     // an unopened position: anyone
+  ASSERT_EQ(post(reveal_by(1, {0, 1}, mental::to_all)).status, 200u);  // the showdown: player 1 first
+  ASSERT_EQ(post(reveal_by(2, {0, 1}, mental::to_all)).status, 200u);
+  ASSERT_EQ(post(reveal_by(3, {0, 1}, mental::to_all)).status, 200u);
+  const auto st = json::parse(call("GET", "/v1/tables/m/mental/hands/1").body);
+  EXPECT_EQ(st.at("awaited"), json::array({1, 3})) << st.dump();  // position 9 only
+  EXPECT_TRUE(verify_log(*s->log("m", std::nullopt, 1000)).ok);
+}
+
+// A hand id is never used twice at a table: the write refuses the id of the table's hand.
+TEST_F(mental_table_test, AHandIdIsNotUsedTwice) {
+  open_table();
+  const auto st = json::parse(call("GET", "/v1/tables/m/mental/hands/1").body);
+  const auto r = s->execute(open_mental_hand{"m", st.at("id").get<std::string>(), st.at("head").get<std::string>()});
+  EXPECT_EQ(r.code, outcome::conflict) << r.error;
+  EXPECT_NE(r.error.find("already"), std::string::npos) << r.error;
+  ASSERT_EQ(call("POST", "/v1/tables/m/mental/hands").status, 201u);  // a fresh id
+  EXPECT_TRUE(verify_log(*s->log("m", std::nullopt, 1000)).ok);
+}
+
 // An operator who rewrites a logged step and re-hashes the chain after it is caught by the log
 // verifier's re-verification of the transcript (the hash chain alone would pass).
 TEST_F(mental_table_test, TheLogVerifierReverifiesTheTranscript) {

@@ -97,6 +97,9 @@ struct verification {
   std::optional<std::size_t> failed_step;  // index into steps; none: the header
   std::string problem;                     // names the step and what fails
   std::array<std::uint8_t, 64> head{};     // h after the last step (when ok)
+  // h after 0, 1, 2, … steps (heads[0] = h_0, the header's), as far as the check got: every
+  // step when ok, else up to the failed step (its own h excluded)
+  std::vector<std::array<std::uint8_t, 64>> heads;
   std::size_t shuffles = 0, reveals = 0;
   std::map<std::uint32_t, std::uint32_t> public_cards;  // position -> card, opened to all
 };

@@ -74,8 +74,10 @@ struct mental_status {
   std::vector<opening> pending;
 };
 [[nodiscard]] mental_status hand_status(const mental::hand& h);
-// Why `s` may not be the next step of h now (it is out of turn, or repeats an earlier reveal),
-// or nullopt. Answered with 409; a step in turn is then verified (400 when it does not).
+// Why `s` may not be the next step of h now (it is out of turn, repeats an earlier reveal, or
+// starts an opening of a position already opened to another player: only the player it was
+// opened to starts showing it to others), or nullopt. Answered with 409; a step in turn is then
+// verified (400 when it does not).
 [[nodiscard]] std::optional<std::string> turn_problem(const mental::hand& h, const mental::step& s);
 
 // Milliseconds since the epoch, now.

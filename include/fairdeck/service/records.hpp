@@ -11,9 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -178,11 +181,16 @@ class log_verifier {
   std::optional<std::uint64_t> next_nonce_;
   std::vector<pending_deal> pending_;  // deals under the commitment in force
   std::optional<unsigned> seats_;      // the table's seats (from its open record)
+  std::optional<std::pair<unsigned, unsigned>> shoe_;  // the table's decks and jokers (from its open record)
   std::optional<std::uint64_t> last_hand_;
   std::optional<hand_progress> hand_;
   // the mental hand being read: its mental_hand record and steps, verified when it ends
   std::vector<record> mental_;
   std::optional<std::uint64_t> last_mental_hand_;
+  // the table's mental hands read so far: each one's mental_id (-> its hand), and the players
+  // of the first (every later hand has the same)
+  std::map<std::string, std::uint64_t, std::less<>> mental_ids_;
+  std::optional<std::pair<std::uint64_t, std::string>> mental_players_;
 };
 
 }  // namespace fairdeck::service
